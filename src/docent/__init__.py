@@ -1,0 +1,1 @@
+"""docent: a documentation assistant."""

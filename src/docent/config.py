@@ -1,0 +1,136 @@
+"""Settings: one pydantic-settings object, read from the environment and `.env`.
+
+Every key takes the `DOCENT_` prefix except provider keys, which keep their standard
+names (`GOOGLE_API_KEY`). Nothing here runs at import time: call `get_settings()`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "DOCENT_"
+
+
+class ConfigError(ValueError):
+    """A setting has a bad value; the message names the environment key."""
+
+
+class Settings(BaseSettings):
+    """Effective configuration of one docent process."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+    )
+
+    # --- agent guards ---
+    max_turns: int = Field(6, ge=1, le=50, description="Cap on llm<->tools cycles per run.")
+    max_tool_calls: int = Field(3, ge=1, le=20, description="Cap on retriever calls per run.")
+    max_context_chars: int = Field(
+        12000, ge=500, description="History budget in characters before each model call."
+    )
+    top_k: int = Field(5, ge=1, le=20, description="Chunks returned by one retrieval.")
+    tool_retries: int = Field(3, ge=0, le=10, description="Retries of a failing retrieval.")
+    llm_retries: int = Field(2, ge=0, le=10, description="Retries of a failing model call.")
+    retry_max_wait_seconds: float = Field(
+        8.0, ge=0, le=120, description="Upper bound of one backoff wait between retries."
+    )
+
+    # --- store and ingestion ---
+    data_dir: Path = Field(Path(".docent"), description="Where the embedded Chroma store lives.")
+    collection: str = Field("docent", min_length=3, max_length=63, pattern=r"^[A-Za-z0-9._-]+$")
+    chroma_url: AnyHttpUrl | None = Field(
+        None, description="URL of a Chroma server; when unset the embedded store is used."
+    )
+    docs_path: Path = Field(Path("docs"), description="Markdown folder ingested by default.")
+    docs_base_url: AnyHttpUrl | None = Field(
+        None, description="Public URL of the docs site; enables page_url deep links."
+    )
+    chunk_max_tokens: int = Field(
+        256, ge=64, le=512, description="Largest chunk, in embedding-model tokens."
+    )
+
+    # --- models ---
+    llm_provider: Literal["auto", "extractive", "gemini"] = Field(
+        "auto", description="auto: gemini when GOOGLE_API_KEY is set, else extractive."
+    )
+    gemini_model: str = Field("gemini-2.5-flash", min_length=1)
+    google_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("GOOGLE_API_KEY", "DOCENT_GOOGLE_API_KEY")
+    )
+    llm_timeout_seconds: float = Field(60.0, gt=0, le=600)
+
+    # --- caches ---
+    retrieval_cache_size: int = Field(1024, ge=0, description="0 disables the cache.")
+    retrieval_cache_ttl_seconds: float = Field(3600.0, gt=0)
+    llm_cache_size: int = Field(256, ge=0, description="0 disables the cache.")
+    llm_cache_ttl_seconds: float = Field(3600.0, gt=0)
+
+    # --- HTTP ---
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    sse_ping_seconds: float = Field(15.0, gt=0, le=300)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @property
+    def effective_provider(self) -> Literal["extractive", "gemini"]:
+        """The provider a run uses once `auto` is resolved."""
+        if self.llm_provider == "auto":
+            return "gemini" if self.google_api_key else "extractive"
+        return self.llm_provider
+
+    @property
+    def store_path(self) -> Path:
+        """Directory of the embedded Chroma store."""
+        return self.data_dir / "chroma"
+
+
+def env_key(field_name: str) -> str:
+    """The environment variable that sets `field_name`."""
+    field = Settings.model_fields[field_name]
+    alias = field.validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return ENV_PREFIX + field_name.upper()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings, turning validation errors into one message per bad key."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            name = str(err["loc"][0]) if err["loc"] else "?"
+            key = env_key(name) if name in Settings.model_fields else name
+            problems.append(f"{key}: {err['msg']} (got {err.get('input')!r})")
+        raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide Settings, built on first use."""
+    return load_settings()
+
+
+def describe(settings: Settings) -> dict[str, str]:
+    """Every setting by environment key, secrets masked, for `python config.py`."""
+    out: dict[str, str] = {}
+    for name in Settings.model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            shown = "********" if value.get_secret_value() else ""
+        else:
+            shown = "" if value is None else str(value)
+        out[env_key(name)] = shown
+    out["(effective provider)"] = settings.effective_provider
+    return out
