@@ -78,6 +78,7 @@ class Settings(BaseSettings):
     # --- HTTP ---
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    max_message_chars: int = Field(10000, ge=1, le=100000, description="Longest question.")
     sse_ping_seconds: float = Field(15.0, gt=0, le=300)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -1,0 +1,262 @@
+"""The agent: a LangGraph StateGraph alternating an `llm` node and a `tools` node.
+
+Every run ends in `finalize_answer` (or straight after `check_input`) with exactly one
+exit reason; guards fire in the order written in CONTRACT.md and the first one wins.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from langchain_core.exceptions import ModelRateLimitError
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import ValidationError
+
+from docent.agent.citations import enforce_citations
+from docent.agent.context import fits_context
+from docent.agent.llm_cache import ReplyCache, payload_key
+from docent.agent.retry import retrying
+from docent.agent.state import AgentState, InputState, OutputState
+from docent.agent.tools import (
+    SEARCH_TOOL,
+    SearchArgs,
+    format_references,
+    make_search_tool,
+    number_hits,
+)
+from docent.config import Settings
+from docent.exit_reasons import (
+    CANNED,
+    REFUSAL,
+    RETRIEVAL_FAILED_MESSAGE,
+    ExitReason,
+)
+from docent.prompts import INVALID_TOOL_MESSAGE, REASK_MESSAGE, SYSTEM_PROMPT, TOOL_LIMIT_MESSAGE
+from docent.retrieval.types import Retriever
+
+log = logging.getLogger(__name__)
+
+GRAPH_NAME = "docent"
+
+
+def model_id_of(model: BaseChatModel) -> str:
+    """A stable name for a model, used in cache keys and response metadata."""
+    for attr in ("model_name", "model"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return model._llm_type
+
+
+def _stop(reason: ExitReason, **extra: Any) -> dict[str, Any]:
+    return {"exit_reason": reason, "response": CANNED[reason], **extra}
+
+
+def build_graph(
+    model: BaseChatModel,
+    retriever: Retriever,
+    settings: Settings,
+    *,
+    model_id: str | None = None,
+) -> CompiledStateGraph:
+    """Compile the agent around a chat model and a retriever (tests pass fakes)."""
+    search_tool = make_search_tool(retriever, settings.top_k)
+    with_tools = model.bind_tools([search_tool])
+    name = model_id or model_id_of(model)
+    cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
+
+    def check_input(state: AgentState) -> dict[str, Any]:
+        last = state["messages"][-1] if state["messages"] else None
+        if not isinstance(last, HumanMessage) or not last.text.strip():
+            return _stop(ExitReason.EMPTY_INPUT)
+        return {}
+
+    async def call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        turns = state.get("turns", 0)
+        if turns >= settings.max_turns:
+            return _stop(ExitReason.MAX_TURNS_REACHED)
+        history = state["messages"]
+        if not fits_context(history, settings.max_context_chars):
+            return _stop(ExitReason.MAX_CONTEXT_REACHED)
+
+        tools_on = state.get("exit_reason") != ExitReason.MAX_TOOL_CALLS_REACHED
+        date = datetime.now(UTC).date().isoformat()
+        prompt = [SystemMessage(SYSTEM_PROMPT.format(current_date=date)), *history]
+        if state.get("reasked"):
+            prompt.append(HumanMessage(REASK_MESSAGE))
+            tools_on = False
+        key = payload_key(name, tools_on, prompt)
+        update: dict[str, Any] = {"turns": turns + 1}
+
+        reply = cache.get(key)
+        if reply is not None:
+            update["cached"] = True
+        else:
+            runnable = with_tools if tools_on else model
+            try:
+                async for attempt in retrying(
+                    settings.llm_retries, settings.retry_max_wait_seconds, _log_retry("model")
+                ):
+                    with attempt:
+                        reply = await runnable.ainvoke(prompt, config)
+            except ModelRateLimitError:
+                log.warning("model rate-limited after %d retries", settings.llm_retries)
+                return {**update, **_stop(ExitReason.RATE_LIMITED)}
+            except Exception:
+                log.exception("model call failed")
+                return {**update, **_stop(ExitReason.LLM_ERROR)}
+            assert isinstance(reply, AIMessage)
+            if reply.tool_calls or reply.text.strip():
+                cache.put(key, reply)
+
+        if not reply.tool_calls and not reply.text.strip():
+            if state.get("reasked"):
+                return {**update, **_stop(ExitReason.LLM_GENERATION_FAILURE)}
+            return {**update, "reasked": True, "exit_reason": ExitReason.LLM_GENERATION_FAILURE}
+        return {**update, "messages": [reply]}
+
+    async def run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        call_msg = state["messages"][-1]
+        assert isinstance(call_msg, AIMessage)
+        used = state.get("tool_calls", 0)
+        streak = state.get("invalid_streak", 0)
+        sources = state.get("sources", [])
+        searches = state.get("searches", 0)
+        empty = state.get("empty_searches", 0)
+        replies: list[ToolMessage] = []
+        update: dict[str, Any] = {}
+
+        for call in call_msg.tool_calls:
+            if used >= settings.max_tool_calls or state.get("exit_reason") == (
+                ExitReason.MAX_TOOL_CALLS_REACHED
+            ):
+                update["exit_reason"] = ExitReason.MAX_TOOL_CALLS_REACHED
+                replies.append(ToolMessage(TOOL_LIMIT_MESSAGE, tool_call_id=call["id"]))
+                continue
+            used += 1
+            problem = _invalid_call_problem(call)
+            if problem:
+                streak += 1
+                replies.append(
+                    ToolMessage(
+                        INVALID_TOOL_MESSAGE.format(problem=problem),
+                        tool_call_id=call["id"],
+                        status="error",
+                    )
+                )
+                if streak >= 2:
+                    update.update(_stop(ExitReason.INVALID_TOOL_CALL))
+                    break
+                continue
+            streak = 0
+            try:
+                async for attempt in retrying(
+                    settings.tool_retries, settings.retry_max_wait_seconds, _log_retry("search")
+                ):
+                    with attempt:
+                        hits = await search_tool.ainvoke(call["args"], config)
+            except Exception:
+                log.exception("retrieval failed after %d retries", settings.tool_retries)
+                update.update(
+                    exit_reason=ExitReason.LLM_GENERATION_FAILURE,
+                    response=RETRIEVAL_FAILED_MESSAGE,
+                    error_code="RETRIEVAL_FAILED",
+                )
+                replies.append(
+                    ToolMessage("Search failed.", tool_call_id=call["id"], status="error")
+                )
+                break
+            numbered, sources = number_hits(hits, sources)
+            searches += 1
+            empty += not numbered
+            replies.append(
+                ToolMessage(
+                    format_references(numbered),
+                    tool_call_id=call["id"],
+                    name=SEARCH_TOOL,
+                    artifact=[s["chunk_id"] for s in numbered],
+                )
+            )
+
+        return {
+            **update,
+            "messages": replies,
+            "tool_calls": used,
+            "invalid_streak": streak,
+            "sources": sources,
+            "searches": searches,
+            "empty_searches": empty,
+        }
+
+    def finalize_answer(state: AgentState) -> dict[str, Any]:
+        if state.get("response"):  # a guard already wrote the user-facing text
+            return {"cited": []}
+        last = state["messages"][-1]
+        answer = last.text.strip() if isinstance(last, AIMessage) else ""
+        searches = state.get("searches", 0)
+        if searches == 0 or state.get("empty_searches", 0) == searches or answer == REFUSAL:
+            # Never answer without documentation, whatever the model wrote.
+            return {
+                "exit_reason": ExitReason.LLM_GENERATION_FAILURE,
+                "response": REFUSAL,
+                "cited": [],
+            }
+        text, cited = enforce_citations(answer, state.get("sources", []))
+        return {"exit_reason": ExitReason.COMPLETED, "response": text, "cited": cited}
+
+    def after_input(state: AgentState) -> Literal["llm", "__end__"]:
+        return END if state.get("exit_reason") else "llm"
+
+    def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
+        if state.get("response"):
+            return "finalize_answer"
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage):
+            return "tools" if last.tool_calls else "finalize_answer"
+        if state.get("reasked"):  # the reply was unusable and not kept: ask once more
+            return "llm"
+        raise ValueError(f"unexpected state after the llm node: {type(last).__name__}")
+
+    def after_tools(state: AgentState) -> Literal["llm", "finalize_answer"]:
+        return "finalize_answer" if state.get("response") else "llm"
+
+    graph = StateGraph(AgentState, input_schema=InputState, output_schema=OutputState)
+    graph.add_node("check_input", check_input)
+    graph.add_node("llm", call_model)
+    graph.add_node("tools", run_tools)
+    graph.add_node("finalize_answer", finalize_answer)
+    graph.add_edge(START, "check_input")
+    graph.add_conditional_edges("check_input", after_input)
+    graph.add_conditional_edges("llm", after_model)
+    graph.add_conditional_edges("tools", after_tools)
+    graph.add_edge("finalize_answer", END)
+    return graph.compile(name=GRAPH_NAME)
+
+
+def _invalid_call_problem(call: dict[str, Any]) -> str | None:
+    if call["name"] != SEARCH_TOOL:
+        return f"unknown tool {call['name']!r}"
+    try:
+        SearchArgs.model_validate(call["args"])
+    except ValidationError as exc:
+        fields = ", ".join(str(e["loc"][0]) if e["loc"] else "arguments" for e in exc.errors())
+        return f"invalid arguments for {SEARCH_TOOL} ({fields})"
+    return None
+
+
+def _log_retry(what: str) -> Any:
+    def before_sleep(retry_state: Any) -> None:
+        log.warning(
+            "%s attempt %d failed (%s); retrying",
+            what,
+            retry_state.attempt_number,
+            type(retry_state.outcome.exception()).__name__,
+        )
+
+    return before_sleep

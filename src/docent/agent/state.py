@@ -1,0 +1,47 @@
+"""The agent's state: what flows between the llm, tools and finalize nodes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+
+def keep_first(current: str | None, new: str | None) -> str | None:
+    """Exit-reason reducer: the first guard that fired wins."""
+    return current if current else new
+
+
+class InputState(TypedDict):
+    """What a caller passes in: the conversation, newest user message last."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class AgentState(InputState, total=False):
+    turns: int  # model calls made in this run
+    tool_calls: int  # tool calls answered (valid or invalid), never retries
+    invalid_streak: int  # invalid tool calls in a row
+    exit_reason: Annotated[str | None, keep_first]  # set once, by the first guard that fires
+    sources: list[dict[str, Any]]  # every chunk retrieved this run, numbered from 1
+    searches: int  # retrievals run
+    empty_searches: int  # retrievals that came back empty
+    reasked: bool  # the model was already asked again after an unusable reply
+    cached: bool  # some model reply in this run came from the cache
+    error_code: str | None  # machine-readable detail, e.g. RETRIEVAL_FAILED
+    response: str  # the final user-facing answer
+    cited: list[dict[str, Any]]  # the sources the answer cites, in citation order
+
+
+class OutputState(TypedDict, total=False):
+    """What a run returns: the answer and how the run ended."""
+
+    messages: list[AnyMessage]
+    exit_reason: str
+    response: str
+    cited: list[dict[str, Any]]
+    turns: int
+    tool_calls: int
+    cached: bool
+    error_code: str | None

@@ -1,0 +1,86 @@
+"""The retriever as a LangChain tool, and how its hits are shown to the model."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, Field
+
+from docent.retrieval.types import Hit, Retriever
+
+SEARCH_TOOL = "search_docs"
+EMPTY_RESULT = "DOCUMENTATION_SEARCH_RESULT: EMPTY"
+PREVIEW_CHARS = 300
+
+
+class SearchArgs(BaseModel):
+    """Arguments of `search_docs`."""
+
+    query: str = Field(min_length=1, max_length=2000, description="What to look up.")
+
+
+def make_search_tool(retriever: Retriever, default_k: int) -> StructuredTool:
+    """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config."""
+
+    async def search_docs(query: str, config: RunnableConfig) -> list[Hit]:
+        k = int(config.get("configurable", {}).get("top_k") or default_k)
+        return await asyncio.to_thread(retriever.search, query, k)
+
+    return StructuredTool.from_function(
+        coroutine=search_docs,
+        name=SEARCH_TOOL,
+        description=(
+            "Search the product documentation. Returns numbered passages with their "
+            "file and section; cite them as [n]."
+        ),
+        args_schema=SearchArgs,
+    )
+
+
+def number_hits(
+    hits: list[Hit], known: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Give each hit its run-wide number; a chunk seen earlier keeps its number.
+
+    Returns (the numbered hits of this call, the run's updated source list).
+    """
+    sources = list(known)
+    by_id = {s["chunk_id"]: s for s in sources}
+    numbered = []
+    for hit in hits:
+        entry = by_id.get(hit.chunk.chunk_id)
+        if entry is None:
+            entry = {
+                "n": len(sources) + 1,
+                **hit.chunk.to_dict(),
+                "similarity_score": round(max(0.0, min(1.0, hit.score)), 4),
+                "content_preview": _preview(hit.chunk.text),
+            }
+            sources.append(entry)
+            by_id[entry["chunk_id"]] = entry
+        numbered.append(entry)
+    return numbered, sources
+
+
+def format_references(numbered: list[dict[str, Any]]) -> str:
+    """The tool message the model reads: `[n] Title > Section (file)` then the passage."""
+    if not numbered:
+        return EMPTY_RESULT
+    blocks = []
+    for s in numbered:
+        where = s["section_title"] or s["title"]
+        blocks.append(f"[{s['n']}] {where} ({s['source_file']})\n{s['text'].strip()}")
+    return "\n\n".join(blocks)
+
+
+def public_source(entry: dict[str, Any]) -> dict[str, Any]:
+    """A source as clients see it: no full text, a short preview instead."""
+    return {k: v for k, v in entry.items() if k != "text"}
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -1,0 +1,72 @@
+"""Every non-200 answer: one envelope, a stable code, a user-safe message, no internals."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """A request we refuse, with its HTTP status and stable code."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+
+def error_response(request: Request, status: int, code: str, message: str, **extra: Any):
+    body = {
+        "error": message,
+        "error_code": code,
+        "timestamp": datetime.now(UTC).isoformat(),
+        "request_id": getattr(request.state, "request_id", ""),
+        **extra,
+    }
+    return JSONResponse(body, status_code=status)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(request, exc.status, exc.code, exc.message, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(request, 400, "INVALID_QUERY", _describe(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
+        return error_response(request, exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        rid = getattr(request.state, "request_id", "")
+        log.exception("unhandled error", extra={"request_id": rid})
+        return error_response(
+            request, 500, "INTERNAL_ERROR", "Something went wrong on our side. Please try again."
+        )
+
+
+def _describe(errors: Any) -> str:
+    """A short, safe description of what was wrong with the body (no input echoed)."""
+    parts = []
+    for err in list(errors)[:5]:
+        if err.get("type") == "json_invalid":
+            return "The request body is not valid JSON."
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"unknown field '{where}'")
+        elif err.get("type") == "missing":
+            parts.append(f"missing field '{where}'")
+        else:
+            parts.append(f"'{where}': {err.get('msg', 'invalid value')}")
+    return "Invalid request: " + "; ".join(parts) + "."

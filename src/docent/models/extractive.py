@@ -1,0 +1,180 @@
+"""`extractive`: a deterministic, offline chat model that answers from retrieved passages.
+
+It speaks the same protocol as a hosted model: on a new question it calls the search
+tool; once the tool has answered it composes a markdown answer from the passages'
+best-matching sentences, each with its `[n]` citation, and it refuses when nothing
+relevant came back. It streams its answer token by token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from docent.exit_reasons import REFUSAL
+from docent.models.text import Reference, parse_references, split_units, terms
+from docent.prompts import REASK_MESSAGE
+
+_FOLLOWUP_WORDS = frozenset(
+    "it its this that these those they them their there one ones he she his her".split()
+)
+_MAX_CODE_LINES = 30
+_MAX_UNIT_CHARS = 600
+
+
+def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
+    """A standalone search query: a follow-up that leans on the previous turn gets it prefixed."""
+    if not earlier_questions:
+        return question
+    words = set(re.findall(r"[a-z']+", question.lower()))
+    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 3:
+        return f"{earlier_questions[-1]} {question}"
+    return question
+
+
+def compose_answer(question: str, refs: Sequence[Reference]) -> str:
+    """A cited markdown answer from the passages, or the refusal when none is relevant."""
+    wanted = set(terms(question))
+    units = [
+        (ref, pos, text, is_code)
+        for ref in refs
+        for pos, (text, is_code) in enumerate(split_units(ref.body))
+        if is_code or len(text) <= _MAX_UNIT_CHARS
+    ]
+    unit_terms = [set(terms(text)) for _, _, text, _ in units]
+    df = Counter(t for ts in unit_terms for t in ts & wanted)
+    idf = {t: math.log(1 + len(units) / df[t]) for t in df}
+
+    scored = []
+    for (ref, pos, text, is_code), ts in zip(units, unit_terms, strict=True):
+        overlap = ts & wanted
+        if not overlap:
+            continue
+        score = sum(idf[t] for t in overlap) / (1 + 0.15 * math.log(1 + len(ts)))
+        score += 0.3 / ref.n  # earlier (better-ranked) passages win ties
+        scored.append((score, ref, pos, text, is_code, frozenset(ts)))
+    prose = sorted((s for s in scored if not s[4]), key=lambda s: -s[0])
+    if not prose:
+        return REFUSAL
+
+    picked: list[tuple[float, Reference, int, str, bool, frozenset[str]]] = []
+    for cand in prose:
+        if len(picked) == 4:
+            break
+        if all(_jaccard(cand[5], p[5]) < 0.7 and cand[3] != p[3] for p in picked):
+            picked.append(cand)
+    lead, rest = picked[0], sorted(picked[1:], key=lambda s: (s[1].n, s[2]))
+
+    code = [
+        s
+        for s in sorted((s for s in scored if s[4]), key=lambda s: -s[0])
+        if s[3].count("\n") <= _MAX_CODE_LINES and s[0] >= 0.5 * lead[0]
+    ][:1]
+
+    parts = [f"## {lead[1].topic}", "", f"{lead[3]} [{lead[1].n}]"]
+    if code:
+        parts += ["", f"Example [{code[0][1].n}]:", "", code[0][3]]
+    if rest:
+        parts += ["", "### Key Points", ""]
+        parts += [f"- {s[3]} [{s[1].n}]" for s in rest]
+    return "\n".join(parts)
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / max(1, len(a | b))
+
+
+class ExtractiveChatModel(BaseChatModel):
+    """The built-in offline answerer; see the module docstring."""
+
+    model_name: str = "extractive"
+
+    @property
+    def _llm_type(self) -> str:
+        return "extractive"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
+        return self.bind(tool_names=names, **kwargs)
+
+    def reply(self, messages: Sequence[BaseMessage], tool_names: Sequence[str] = ()) -> AIMessage:
+        """The whole reply to `messages`: a search call or a composed answer."""
+        # A re-ask nudge appended by the agent is an instruction, not the question.
+        humans = [
+            i
+            for i, m in enumerate(messages)
+            if isinstance(m, HumanMessage) and m.text != REASK_MESSAGE
+        ]
+        if not humans:
+            return AIMessage(REFUSAL)
+        question_at = humans[-1]
+        question = messages[question_at].text
+        tool_texts = [m.text for m in messages[question_at:] if isinstance(m, ToolMessage)]
+
+        if not tool_texts and tool_names:
+            earlier = [messages[i].text for i in humans if i < question_at]
+            query = condense_query(question, earlier)
+            call_id = "call_" + hashlib.sha256(query.encode()).hexdigest()[:16]
+            return AIMessage(
+                "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]
+            )
+        refs = [r for text in tool_texts for r in parse_references(text)]
+        return AIMessage(compose_answer(question, refs) if refs else REFUSAL)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        message = self.reply(messages, kwargs.get("tool_names", ()))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        message = self.reply(messages, kwargs.get("tool_names", ()))
+        if message.tool_calls:
+            call = message.tool_calls[0]
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content="",
+                    tool_call_chunks=[
+                        tool_call_chunk(
+                            name=call["name"],
+                            args=json.dumps(call["args"]),
+                            id=call["id"],
+                            index=0,
+                        )
+                    ],
+                )
+            )
+            return
+        for piece in re.findall(r"\s*\S+", message.text):
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            if run_manager:
+                run_manager.on_llm_new_token(piece, chunk=chunk)
+            yield chunk

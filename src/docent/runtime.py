@@ -1,0 +1,36 @@
+"""The long-lived pieces of a docent process, opened once and passed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langgraph.graph.state import CompiledStateGraph
+
+from docent.agent.graph import build_graph
+from docent.config import Settings
+from docent.models.factory import build_chat_model
+from docent.retrieval.types import Retriever
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Settings, the compiled agent and what it was built from."""
+
+    settings: Settings
+    graph: CompiledStateGraph
+    retriever: Retriever
+    model_id: str
+
+
+def build_runtime(settings: Settings) -> Runtime:
+    """Open the store, load the embedder lazily, build the model and compile the graph."""
+    from docent.retrieval.embeddings import MiniLMEmbedder
+    from docent.retrieval.retriever import HybridRetriever
+    from docent.retrieval.store import open_store
+
+    embedder = MiniLMEmbedder()
+    store = open_store(settings, embedder)
+    retriever = HybridRetriever(store, embedder, settings)
+    model, model_id = build_chat_model(settings)
+    graph = build_graph(model, retriever, settings, model_id=model_id)
+    return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=model_id)

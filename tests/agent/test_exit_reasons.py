@@ -1,0 +1,209 @@
+"""CONTRACT.md, exit reasons: each one driven for real, over /chat and /chat/stream."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.exceptions import ModelAPIError, ModelRateLimitError
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from docent.exit_reasons import CANNED, REFUSAL, ExitReason
+from docent.prompts import TOOL_LIMIT_MESSAGE
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
+from tests.http import client_for
+
+
+def both(chat, terminal):
+    """The /chat body and the stream's terminal event carry the same answer."""
+    for key in ("response", "exit_reason", "retryable", "sources"):
+        assert chat[key] == terminal[key], key
+    return chat
+
+
+def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
+    steps = [call("tool-call limit"), AIMessage("Set DOCENT_MAX_TOOL_CALLS [1].")]
+    chat, terminal, frames, model, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "COMPLETED"
+    assert out["response"] == "Set DOCENT_MAX_TOOL_CALLS [1]."
+    assert [s["n"] for s in out["sources"]] == [1]
+    assert out["sources"][0]["chunk_id"] == "chunk0001"
+    assert out["retryable"] is False
+    assert out["metadata"]["turns"] == 2 and out["metadata"]["tool_calls"] == 1
+    assert len(model.calls) == 2 and model.calls[0]["tools"] is True
+
+
+@pytest.mark.parametrize("message", ["", "   ", "\n\t "])
+def test_empty_input_is_a_400_on_both_endpoints(settings, message):
+    model = ScriptedChatModel(steps=[])
+    from docent.agent.graph import build_graph
+
+    graph = build_graph(model, FakeRetriever(), settings)
+    with client_for(graph, settings) as client:
+        for path in ("/chat", "/chat/stream"):
+            r = client.post(path, json={"message": message})
+            assert r.status_code == 400
+            body = r.json()
+            assert body["error_code"] == "EMPTY_QUERY"
+            assert body["exit_reason"] == "EMPTY_INPUT"
+            assert body["timestamp"] and body["error"]
+    assert model.calls == []
+
+
+async def test_empty_input_exits_without_llm_call_in_invoke_and_stream(make_graph):
+    graph, model = make_graph()
+    state = await graph.ainvoke({"messages": [HumanMessage("  ")]})
+    assert state["exit_reason"] == ExitReason.EMPTY_INPUT
+    ends = [
+        e async for e in graph.astream_events({"messages": [HumanMessage("")]}, version="v2")
+        if e["event"] == "on_chain_end" and e["name"] == "docent"
+    ]
+    assert ends[-1]["data"]["output"]["exit_reason"] == ExitReason.EMPTY_INPUT
+    assert model.calls == []
+
+
+def test_max_turns_reached_stops_with_canned_message(run_both):
+    steps = [call("limit"), call("turn"), call("stream"), AIMessage("never [1]")]
+    chat, terminal, _, model, _ = run_both(steps, max_turns=2, max_tool_calls=5)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_TURNS_REACHED"
+    assert out["response"] == CANNED[ExitReason.MAX_TURNS_REACHED]
+    assert out["sources"] == []
+    assert len(model.calls) == 2
+
+
+def test_max_tool_calls_gets_one_last_call_without_tools(run_both):
+    steps = [call("tool-call limit"), call("turn limit"), AIMessage("Use the limit [1].")]
+    chat, terminal, frames, model, _ = run_both(steps, max_tool_calls=1)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_TOOL_CALLS_REACHED"
+    assert out["response"] == "Use the limit [1]."  # the last model answer is shown
+    assert TOOL_LIMIT_MESSAGE not in out["response"]
+    assert [c["tools"] for c in model.calls] == [True, True, False]
+    last_prompt = model.calls[-1]["messages"]
+    assert isinstance(last_prompt[-1], ToolMessage) and last_prompt[-1].content == TOOL_LIMIT_MESSAGE
+    assert out["metadata"]["tool_calls"] == 1
+    assert sum(f["event"] == "on_tool_start" for f in frames) == 1
+
+
+def test_max_context_reached_before_any_model_call(run_both):
+    history = [{"role": "user", "content": "x" * 400}, {"role": "assistant", "content": "y" * 400}]
+    body = {"message": "And the tool-call limit?", "messages": history}
+    chat, terminal, frames, model, _ = run_both([AIMessage("unused")], body=body,
+                                                max_context_chars=500)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_CONTEXT_REACHED"
+    assert "new conversation" in out["response"]
+    assert model.calls == []
+    assert not any(f["event"] == "on_chat_model_stream" for f in frames)
+
+
+def test_max_context_reached_when_tool_results_overflow(run_both):
+    big = FakeRetriever(chunks=[GUIDE[0].__class__(**{**GUIDE[0].to_dict(),
+                                                      "text": GUIDE[0].text + " pad" * 200})])
+    chat, terminal, _, model, _ = run_both(
+        [call("tool-call limit"), AIMessage("never")], retriever_factory=lambda: big,
+        max_context_chars=600)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_CONTEXT_REACHED"
+    assert len(model.calls) == 1  # never answers on a truncated history
+
+
+def test_rate_limited_after_retries(run_both):
+    steps = [ModelRateLimitError("429 quota")] * 3
+    chat, terminal, _, model, _ = run_both(steps, llm_retries=2)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "RATE_LIMITED" and out["retryable"] is True
+    assert out["response"] == CANNED[ExitReason.RATE_LIMITED]
+    assert len(model.calls) == 3  # one try + LLM_RETRIES
+
+
+def test_rate_limit_that_clears_within_retries_completes(run_both):
+    steps = [ModelRateLimitError("429"), call("tool-call limit"), AIMessage("Done [1].")]
+    chat, terminal, _, model, _ = run_both(steps, llm_retries=2)
+    assert both(chat, terminal)["exit_reason"] == "COMPLETED"
+    assert chat["metadata"]["tool_calls"] == 1
+
+
+def test_llm_error_is_generic_and_not_retried_when_permanent(run_both):
+    steps = [ValueError("boom at /srv/secret.py with key sk-123")]
+    chat, terminal, _, model, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_ERROR" and out["retryable"] is True
+    assert out["response"] == CANNED[ExitReason.LLM_ERROR]
+    assert "boom" not in json.dumps(chat) and "ValueError" not in json.dumps(terminal)
+    assert len(model.calls) == 1
+
+
+def test_llm_error_after_transient_failures_exhaust_retries(run_both):
+    chat, terminal, _, model, _ = run_both([ModelAPIError("503")] * 3, llm_retries=2)
+    assert both(chat, terminal)["exit_reason"] == "LLM_ERROR"
+    assert len(model.calls) == 3
+
+
+def test_empty_reply_is_reasked_once_and_the_reask_answer_shown(run_both):
+    steps = [call("tool-call limit"), AIMessage(""), AIMessage("Set it [1].")]
+    chat, terminal, _, model, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
+    assert out["response"] == "Set it [1]."
+    assert len(model.calls) == 3 and model.calls[-1]["tools"] is False
+
+
+def test_two_empty_replies_end_with_canned_message(run_both):
+    steps = [call("tool-call limit"), AIMessage(""), AIMessage("  ")]
+    chat, terminal, _, _, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
+    assert out["response"] == CANNED[ExitReason.LLM_GENERATION_FAILURE]
+
+
+def test_empty_retrieval_forces_the_refusal_whatever_the_model_says(run_both):
+    steps = [call("quantum entanglement"), AIMessage("Quantum things are great [1].")]
+    chat, terminal, frames, _, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
+    assert out["response"] == REFUSAL and out["sources"] == []
+    tool_end = [f for f in frames if f["event"] == "on_tool_end"]
+    assert json.loads(tool_end[0]["data"])["output"]["results"] == 0
+
+
+def test_answer_without_any_search_is_refused(run_both):
+    chat, terminal, _, _, _ = run_both([AIMessage("From memory: it is 3 [1].")])
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE" and out["response"] == REFUSAL
+
+
+def test_invalid_tool_call_twice_in_a_row_ends_the_run(run_both):
+    steps = [call(name="web_search", q="x"), call(name="search_docs", raw=True, q="x"),
+             AIMessage("never")]
+    chat, terminal, _, model, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "INVALID_TOOL_CALL"
+    assert out["response"] == CANNED[ExitReason.INVALID_TOOL_CALL]
+    assert out["metadata"]["tool_calls"] == 2  # invalid calls count
+    assert len(model.calls) == 2
+    error = model.calls[1]["messages"][-1]
+    assert isinstance(error, ToolMessage) and error.status == "error"
+    assert "unknown tool 'web_search'" in error.content
+
+
+def test_one_invalid_call_then_a_valid_one_recovers(run_both):
+    steps = [call(name="search_docs", raw=True, query=""), call("tool-call limit"),
+             AIMessage("Fine [2].")]
+    chat, terminal, _, _, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "COMPLETED"
+    assert out["metadata"]["tool_calls"] == 2
+
+
+def test_retrieval_failure_after_retries_is_a_friendly_interruption(run_both):
+    failing = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError("db")] * 4)  # noqa: E731
+    chat, terminal, _, model, _ = run_both([call("tool-call limit"), AIMessage("never")],
+                                           retriever_factory=failing, tool_retries=3)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
+    assert out["metadata"]["error_code"] == "RETRIEVAL_FAILED"
+    assert "temporary service interruption" in out["response"]
+    assert out["sources"] == [] and len(model.calls) == 1
