@@ -13,6 +13,7 @@ from typing import Any, Literal
 from langchain_core.exceptions import ModelRateLimitError
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import ToolCall
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -211,7 +212,7 @@ def build_graph(
         return {"exit_reason": ExitReason.COMPLETED, "response": text, "cited": cited}
 
     def after_input(state: AgentState) -> Literal["llm", "__end__"]:
-        return END if state.get("exit_reason") else "llm"
+        return "__end__" if state.get("exit_reason") else "llm"
 
     def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
         if state.get("response"):
@@ -239,7 +240,7 @@ def build_graph(
     return graph.compile(name=GRAPH_NAME)
 
 
-def _invalid_call_problem(call: dict[str, Any]) -> str | None:
+def _invalid_call_problem(call: ToolCall) -> str | None:
     if call["name"] != SEARCH_TOOL:
         return f"unknown tool {call['name']!r}"
     try:

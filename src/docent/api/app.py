@@ -47,16 +47,17 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
 
     @app.middleware("http")
     async def request_id(request: Request, call_next: Any) -> Any:
-        rid = request.headers.get("x-request-id", "")[:128] or f"req-{uuid.uuid4()}"
+        request.state.query_id = f"req-{uuid.uuid4()}"
+        rid = request.headers.get("x-request-id", "")[:128] or request.state.query_id
         request.state.request_id = rid
         response = await call_next(request)
         response.headers["X-Request-ID"] = rid
         return response
 
     @app.post("/chat", response_model=ChatResponse, responses=_ERRORS)
-    async def chat(body: ChatRequest, runtime: RuntimeDep) -> dict[str, Any]:
+    async def chat(body: ChatRequest, request: Request, runtime: RuntimeDep) -> dict[str, Any]:
         """Answer one question from the docs, with citations and an exit reason."""
-        return await run_chat(runtime, _turn(body, runtime))
+        return await run_chat(runtime, _turn(body, request, runtime))
 
     @app.post(
         "/chat/stream",
@@ -65,9 +66,11 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
             **_ERRORS,
         },
     )
-    async def chat_stream(body: ChatRequest, runtime: RuntimeDep) -> EventSourceResponse:
+    async def chat_stream(
+        body: ChatRequest, request: Request, runtime: RuntimeDep
+    ) -> EventSourceResponse:
         """The same answer as Server-Sent Events: tokens, tool events, then `on_chain_end`."""
-        turn = _turn(body, runtime)
+        turn = _turn(body, request, runtime)
 
         async def frames() -> AsyncIterator[dict[str, str]]:
             n = 0
@@ -90,7 +93,7 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
     return app
 
 
-def _turn(body: ChatRequest, runtime: Runtime) -> ChatTurn:
+def _turn(body: ChatRequest, request: Request, runtime: Runtime) -> ChatTurn:
     if not body.message.strip():
         raise ApiError(
             400,
@@ -102,4 +105,9 @@ def _turn(body: ChatRequest, runtime: Runtime) -> ChatTurn:
     if len(body.message) > limit:
         raise ApiError(400, "QUERY_TOO_LONG", f"The question is longer than {limit} characters.")
     history = [(m.role, m.content) for m in body.messages]
-    return ChatTurn(message=body.message, history=history, top_k=body.top_k)
+    return ChatTurn(
+        message=body.message,
+        history=history,
+        top_k=body.top_k,
+        query_id=request.state.query_id,
+    )

@@ -83,10 +83,12 @@ def compose_answer(question: str, refs: Sequence[Reference]) -> str:
             picked.append(cand)
     lead, rest = picked[0], sorted(picked[1:], key=lambda s: (s[1].n, s[2]))
 
+    # One short example, from a passage the answer already quotes, when it is on topic.
+    quoted = {p[1].n for p in picked}
     code = [
         s
         for s in sorted((s for s in scored if s[4]), key=lambda s: -s[0])
-        if s[3].count("\n") <= _MAX_CODE_LINES and s[0] >= 0.5 * lead[0]
+        if s[1].n in quoted and s[3].count("\n") <= _MAX_CODE_LINES and s[0] >= 0.25 * lead[0]
     ][:1]
 
     parts = [f"## {lead[1].topic}", "", f"{lead[3]} [{lead[1].n}]"]

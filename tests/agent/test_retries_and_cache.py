@@ -1,0 +1,82 @@
+"""CONTRACT.md, retries and caching: transient errors retried, retries never counted."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from docent.agent.retry import is_transient
+from tests.fakes import GUIDE, FakeRetriever, call
+from tests.http import client_for, parse_sse
+
+
+def test_retrieval_retries_do_not_count_as_tool_calls(run_both):
+    flaky = lambda: FakeRetriever(chunks=list(GUIDE), failures=[TimeoutError(), ConnectionError()])  # noqa: E731
+    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage("Done [1].")],
+                                       retriever_factory=flaky, tool_retries=3)
+    assert chat["exit_reason"] == terminal["exit_reason"] == "COMPLETED"
+    assert chat["metadata"]["tool_calls"] == 1
+
+
+async def test_permanent_retrieval_error_is_not_retried(make_graph):
+    r = FakeRetriever(chunks=list(GUIDE), failures=[ValueError("bad query syntax")] * 5)
+    graph, _ = make_graph(call("tool-call limit"), AIMessage("never"), retriever_=r,
+                          tool_retries=3)
+    state = await graph.ainvoke({"messages": [HumanMessage("limit?")]})
+    assert state["error_code"] == "RETRIEVAL_FAILED"
+    assert len(r.queries) == 1
+
+
+def test_transient_classification():
+    from langchain_core.exceptions import (
+        ModelAuthenticationError,
+        ModelRateLimitError,
+        ModelTimeoutError,
+    )
+
+    assert is_transient(ModelRateLimitError("429"))
+    assert is_transient(ModelTimeoutError("slow"))
+    assert is_transient(ConnectionError())
+    assert not is_transient(ModelAuthenticationError("401"))
+    assert not is_transient(ValueError("x"))
+
+
+async def test_identical_question_is_answered_from_the_model_cache(make_graph):
+    graph, model = make_graph(call("tool-call limit"), AIMessage("Set it [1]."))
+    first = await graph.ainvoke({"messages": [HumanMessage("tool-call limit?")]})
+    second = await graph.ainvoke({"messages": [HumanMessage("tool-call limit?")]})
+    assert len(model.calls) == 2  # the second run never reached the model
+    assert second["response"] == first["response"] == "Set it [1]."
+    assert second["cached"] is True and not first.get("cached")
+
+
+async def test_errors_and_empty_replies_are_never_cached(make_graph):
+    from langchain_core.exceptions import ModelAPIError
+
+    graph, model = make_graph(ModelAPIError("500"), call("tool-call limit"), AIMessage("A [1]."),
+                              call("tool-call limit"), AIMessage("A [1]."), llm_retries=0)
+    assert (await graph.ainvoke({"messages": [HumanMessage("q")]}))["exit_reason"] == "LLM_ERROR"
+    assert (await graph.ainvoke({"messages": [HumanMessage("q")]}))["exit_reason"] == "COMPLETED"
+    assert len(model.calls) == 3
+
+
+def test_cached_answer_streams_no_tokens_only_the_final_state(make_graph, settings):
+    graph, model = make_graph(call("tool-call limit"), AIMessage("Set the limit [1]."))
+    body = {"message": "How do I change the tool-call limit?"}
+    with client_for(graph, settings) as client:
+        cold = parse_sse(client.post("/chat/stream", json=body).content)
+        warm = parse_sse(client.post("/chat/stream", json=body).content)
+    assert any(f.get("event") == "on_chat_model_stream" for f in cold)
+    assert not any(f.get("event") == "on_chat_model_stream" for f in warm)
+    final = json.loads([f for f in warm if f.get("event") == "on_chain_end"][0]["data"])
+    assert final["response"] == "Set the limit [1]." and final["metadata"]["cached"] is True
+    assert len(model.calls) == 2
+
+
+async def test_cache_size_zero_disables_it(make_graph):
+    graph, model = make_graph(call("a"), AIMessage("no docs"), call("a"), AIMessage("no docs"),
+                              llm_cache_size=0)
+    await graph.ainvoke({"messages": [HumanMessage("q")]})
+    await graph.ainvoke({"messages": [HumanMessage("q")]})
+    assert len(model.calls) == 4

@@ -1,0 +1,66 @@
+"""Settings: defaults, environment and .env, and bad values that name their key."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docent.config import ConfigError, describe, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_defaults_match_the_contract():
+    s = load_settings()
+    assert (s.max_turns, s.max_tool_calls, s.max_context_chars, s.top_k) == (6, 3, 12000, 5)
+    assert (s.tool_retries, s.llm_retries) == (3, 2)
+    assert s.effective_provider == "extractive"
+
+
+def test_environment_and_dotenv(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("DOCENT_MAX_TURNS=4\nDOCENT_TOP_K=7\n")
+    monkeypatch.setenv("DOCENT_TOP_K", "9")
+    s = load_settings()
+    assert s.max_turns == 4 and s.top_k == 9  # environment wins over .env
+
+
+def test_google_key_picks_gemini_and_is_masked(monkeypatch):
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-secret")
+    s = load_settings()
+    assert s.effective_provider == "gemini"
+    shown = describe(s)
+    assert shown["GOOGLE_API_KEY"] == "********" and "AIza" not in str(shown)
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [("DOCENT_MAX_TURNS", "abc"), ("DOCENT_TOP_K", "0"), ("DOCENT_LLM_PROVIDER", "gpt"),
+     ("DOCENT_DOCS_BASE_URL", "not a url")],
+)
+def test_bad_value_names_the_key(monkeypatch, key, value):
+    monkeypatch.setenv(key, value)
+    with pytest.raises(ConfigError, match=key):
+        load_settings()
+
+
+def test_config_script_prints_masked_settings_and_fails_cleanly(tmp_path):
+    env = {"PATH": "", "GOOGLE_API_KEY": "AIza-secret", "HOME": str(tmp_path)}
+    ok = subprocess.run([sys.executable, str(ROOT / "config.py")], capture_output=True,
+                        text=True, env=env, cwd=tmp_path)
+    assert ok.returncode == 0 and "DOCENT_MAX_TOOL_CALLS" in ok.stdout
+    assert "AIza-secret" not in ok.stdout and "********" in ok.stdout
+    bad = subprocess.run([sys.executable, str(ROOT / "config.py")], capture_output=True,
+                         text=True, env={**env, "DOCENT_MAX_TURNS": "-1"}, cwd=tmp_path)
+    assert bad.returncode == 2 and "DOCENT_MAX_TURNS" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_example_env_lists_every_setting():
+    example = (ROOT / ".env.example").read_text()
+    for key in describe(load_settings()):
+        if not key.startswith("("):
+            assert f"{key}=" in example, key
