@@ -64,15 +64,17 @@ async def _ask(settings: Settings, question: str) -> int:
 
     runtime = build_runtime(settings)
     out = sys.stdout
-    streamed = False
+    streamed = ""
     async for event, data in stream_chat(runtime, ChatTurn(message=question)):
         if event == "on_chat_model_stream":
             out.write(data["content"])
             out.flush()
-            streamed = True
+            streamed += data["content"]
         elif event == "on_chain_end":
-            if not streamed or data["exit_reason"] != "COMPLETED":
-                out.write(("\n\n" if streamed else "") + data["response"])
+            # The final text is authoritative (citations checked, guards applied): show it
+            # when it differs from what streamed.
+            if data["response"].strip() != streamed.strip():
+                out.write(("\n\n---\n" if streamed else "") + data["response"])
             out.write("\n\nSources:\n" if data["sources"] else "\n\nSources: none\n")
             for s in data["sources"]:
                 where = s["section_title"] or s["title"]

@@ -79,3 +79,10 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
 
 def test_without_tools_and_without_passages_it_refuses():
     assert ExtractiveChatModel().invoke([HumanMessage("q")]).content == REFUSAL
+
+
+def test_sentences_split_on_any_case_but_not_after_abbreviations():
+    from docent.models.text import sentences
+
+    assert sentences('docent cites sources. it refuses, e.g. when nothing matches. Then "done."') == [
+        "docent cites sources.", "it refuses, e.g. when nothing matches.", 'Then "done."']

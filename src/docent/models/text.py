@@ -13,7 +13,8 @@ STOPWORDS = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(\[])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr|No)\.|\b\w\.)$")
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 
 
@@ -37,6 +38,22 @@ def terms(text: str) -> list[str]:
         if ("_" in raw or "-" in raw) and raw.lower() not in STOPWORDS:
             out.append(raw.lower())
     return out
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences, not after abbreviations such as "e.g." or "i.e."."""
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        piece = text[start : m.end()].strip()
+        if _ABBREVIATION.search(text[start : m.start()].rstrip("\"')]")):
+            continue
+        out.append(piece)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return [s for s in out if s]
 
 
 @dataclass(frozen=True)
@@ -77,7 +94,7 @@ def split_units(body: str) -> list[tuple[str, bool]]:
         text = " ".join(paragraph).strip()
         paragraph.clear()
         if text:
-            units.extend((s.strip(), False) for s in _SENTENCE_END.split(text) if s.strip())
+            units.extend((s, False) for s in sentences(text))
 
     while i < len(lines):
         line = lines[i]
