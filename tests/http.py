@@ -14,7 +14,7 @@ from docent.runtime import Runtime
 
 def client_for(graph: Any, settings: Settings, retriever: Any = None) -> TestClient:
     runtime = Runtime(settings=settings, graph=graph, retriever=retriever, model_id="scripted")
-    return TestClient(create_app(lambda: runtime), raise_server_exceptions=False)
+    return TestClient(create_app(settings, lambda _s: runtime), raise_server_exceptions=False)
 
 
 def parse_sse(raw: bytes) -> list[dict[str, Any]]:

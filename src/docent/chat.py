@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -19,6 +19,9 @@ from langchain_core.runnables import RunnableConfig
 from docent.agent.graph import GRAPH_NAME
 from docent.agent.tools import SEARCH_TOOL, public_source
 from docent.exit_reasons import CANNED, RETRYABLE, ExitReason
+from docent.failures import log_failure
+from docent.greeting import WELCOME, is_greeting
+from docent.prompts import SELECTION_HEADER
 from docent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -33,18 +36,32 @@ class ChatTurn:
     message: str
     history: Sequence[tuple[Role, str]] = ()
     top_k: int | None = None
+    selected_text: str | None = None
+    user_context: Mapping[str, Any] | None = None
+    session_id: str | None = None
     query_id: str = field(default_factory=lambda: f"req-{uuid.uuid4()}")
+
+    def question(self) -> str:
+        """The user's message as the model sees it, framed by the selection if any."""
+        if not self.selected_text or not self.selected_text.strip():
+            return self.message
+        quoted = "\n".join(f"> {line}" for line in self.selected_text.strip().splitlines())
+        return f"{self.message}\n\n{SELECTION_HEADER}\n{quoted}"
 
     def inputs(self) -> dict[str, list[BaseMessage]]:
         past: list[BaseMessage] = [
             HumanMessage(text) if role == "user" else AIMessage(text)
             for role, text in self.history
         ]
-        return {"messages": [*past, HumanMessage(self.message)]}
+        return {"messages": [*past, HumanMessage(self.question())]}
 
     def config(self) -> RunnableConfig:
-        configurable = {"top_k": self.top_k} if self.top_k else {}
-        return {"configurable": configurable}
+        configurable: dict[str, Any] = {}
+        if self.top_k:
+            configurable["top_k"] = self.top_k
+        if self.user_context:
+            configurable["user_context"] = dict(self.user_context)
+        return {"configurable": configurable, "metadata": {"query_id": self.query_id}}
 
 
 def to_response(
@@ -55,8 +72,12 @@ def to_response(
         state = {"exit_reason": ExitReason.LLM_ERROR, "response": CANNED[ExitReason.LLM_ERROR]}
     reason = ExitReason(state["exit_reason"])
     metadata: dict[str, Any] = {
-        "model": model_id,
+        "model": state.get("model_used") or model_id,
+        "fallback_used": bool(state.get("fallback_used")),
         "cached": bool(state.get("cached")),
+        "tokens_used": state.get("tokens_used", 0),
+        "context_chunks": len(state.get("sources") or []),
+        "retrieval_time_ms": round(state.get("retrieval_ms", 0.0), 1),
         "turns": state.get("turns", 0),
         "tool_calls": state.get("tool_calls", 0),
     }
@@ -66,6 +87,7 @@ def to_response(
         "response": state.get("response") or CANNED.get(reason, ""),
         "exit_reason": reason.value,
         "retryable": reason in RETRYABLE,
+        "session_id": turn.session_id,
         "sources": [public_source(s) for s in state.get("cited", [])],
         "query_id": turn.query_id,
         "timestamp": datetime.now(UTC).isoformat(),
@@ -74,13 +96,20 @@ def to_response(
     }
 
 
+def greeting_state() -> dict[str, Any]:
+    """The final state of a run answered by the greeting fast path."""
+    return {"exit_reason": ExitReason.COMPLETED, "response": WELCOME, "model_used": "greeting"}
+
+
 async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
     """Run the agent to the end and return the response object."""
     started = time.perf_counter()
+    if is_greeting(turn.message) and not turn.selected_text:
+        return to_response(greeting_state(), turn, started, runtime.model_id)
     try:
         state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
-    except Exception:
-        log.exception("agent run failed", extra={"query_id": turn.query_id})
+    except Exception as exc:  # noqa: BLE001 - reported as LLM_ERROR, detail to the log
+        log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent run failed")
         state = None
     return to_response(state, turn, started, runtime.model_id)
 
@@ -88,6 +117,9 @@ async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
 async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[str, dict]]:
     """(event name, JSON-able data) pairs; the terminal `on_chain_end` always comes last."""
     started = time.perf_counter()
+    if is_greeting(turn.message) and not turn.selected_text:
+        yield "on_chain_end", to_response(greeting_state(), turn, started, runtime.model_id)
+        return
     final: dict[str, Any] | None = None
     try:
         async for event in runtime.graph.astream_events(
@@ -104,8 +136,8 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
                 yield kind, {"name": name, "output": _tool_output(event["data"].get("output"))}
             elif kind == "on_chain_end" and name == GRAPH_NAME and not event.get("parent_ids"):
                 final = event["data"].get("output")
-    except Exception:
-        log.exception("agent stream failed", extra={"query_id": turn.query_id})
+    except Exception as exc:  # noqa: BLE001 - the terminal event still comes
+        log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent stream failed")
         final = None
     yield "on_chain_end", to_response(final, turn, started, runtime.model_id)
 

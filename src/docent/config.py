@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import (
+    AliasChoices,
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ENV_PREFIX = "DOCENT_"
+PROVIDERS = ("extractive", "gemini", "openai")
+
+Provider = Literal["extractive", "gemini", "openai"]
+CommaList = Annotated[list[str], NoDecode]
 
 
 class ConfigError(ValueError):
@@ -60,14 +72,37 @@ class Settings(BaseSettings):
     )
 
     # --- models ---
-    llm_provider: Literal["auto", "extractive", "gemini"] = Field(
-        "auto", description="auto: gemini when GOOGLE_API_KEY is set, else extractive."
+    llm_provider: Literal["auto", "extractive", "gemini", "openai"] = Field(
+        "auto", description="auto: gemini (then extractive) when GOOGLE_API_KEY is set."
+    )
+    llm_providers: CommaList = Field(
+        default_factory=list,
+        description="Ordered fallback chain, e.g. gemini,openai,extractive; overrides "
+        "DOCENT_LLM_PROVIDER.",
     )
     gemini_model: str = Field("gemini-2.5-flash", min_length=1)
+    gemini_base_url: AnyHttpUrl | None = Field(None, description="Gateway for the Gemini API.")
     google_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("GOOGLE_API_KEY", "DOCENT_GOOGLE_API_KEY")
     )
+    openai_base_url: AnyHttpUrl | None = Field(
+        None, description="Any OpenAI-compatible endpoint (Groq, Ollama, vLLM, llama.cpp)."
+    )
+    openai_model: str = Field("gpt-4o-mini", min_length=1)
+    openai_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_API_KEY", "DOCENT_OPENAI_API_KEY")
+    )
     llm_timeout_seconds: float = Field(60.0, gt=0, le=600)
+
+    # --- sessions and rate limits ---
+    session_ttl_seconds: float = Field(1800.0, gt=0, description="Idle time before expiry.")
+    session_max_turns: int = Field(10, ge=1, le=100, description="Turns kept per session.")
+    rate_limit_enabled: bool = True
+    rate_limit_session_per_minute: int = Field(10, ge=1)
+    rate_limit_client_per_hour: int = Field(100, ge=1)
+    cors_origins: CommaList = Field(
+        default_factory=list, description="Origins allowed to call the API from a browser."
+    )
 
     # --- caches ---
     retrieval_cache_size: int = Field(1024, ge=0, description="0 disables the cache.")
@@ -82,12 +117,44 @@ class Settings(BaseSettings):
     sse_ping_seconds: float = Field(15.0, gt=0, le=300)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    @field_validator("llm_providers", "cors_origins", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("llm_providers")
+    @classmethod
+    def _known_providers(cls, value: list[str]) -> list[str]:
+        unknown = [p for p in value if p not in PROVIDERS]
+        if unknown:
+            raise ValueError(f"unknown provider(s) {unknown}; choose from {list(PROVIDERS)}")
+        if len(set(value)) != len(value):
+            raise ValueError("a provider appears twice in the chain")
+        return value
+
+    @model_validator(mode="after")
+    def _keys_for_chosen_providers(self) -> Settings:
+        if "gemini" in self.provider_chain and self.google_api_key is None:
+            raise ValueError("the gemini provider needs GOOGLE_API_KEY")
+        if "openai" in self.provider_chain and self.openai_base_url is None:
+            raise ValueError("the openai provider needs DOCENT_OPENAI_BASE_URL")
+        return self
+
     @property
-    def effective_provider(self) -> Literal["extractive", "gemini"]:
-        """The provider a run uses once `auto` is resolved."""
+    def provider_chain(self) -> list[Provider]:
+        """Providers to try in order; the first that answers wins."""
+        if self.llm_providers:
+            return [p for p in self.llm_providers if p in PROVIDERS]  # type: ignore[misc]
         if self.llm_provider == "auto":
-            return "gemini" if self.google_api_key else "extractive"
-        return self.llm_provider
+            return ["gemini", "extractive"] if self.google_api_key else ["extractive"]
+        return [self.llm_provider]
+
+    @property
+    def effective_provider(self) -> Provider:
+        """The first provider of the chain."""
+        return self.provider_chain[0]
 
     @property
     def store_path(self) -> Path:
@@ -111,9 +178,12 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            name = str(err["loc"][0]) if err["loc"] else "?"
-            key = env_key(name) if name in Settings.model_fields else name
-            problems.append(f"{key}: {err['msg']} (got {err.get('input')!r})")
+            name = str(err["loc"][0]) if err["loc"] else ""
+            if name in Settings.model_fields:
+                shown = "***" if "key" in name else repr(err.get("input"))
+                problems.append(f"{env_key(name)}: {err['msg']} (got {shown})")
+            else:  # a rule across several keys: its message names them
+                problems.append(str(err["msg"]).removeprefix("Value error, "))
         raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
 
 

@@ -16,7 +16,15 @@ the question, reply with exactly: "{REFUSAL}"
 then `### Key Points` as a bullet list. A one-fact answer may be a single cited sentence.
 - Never mention chunk ids, similarity scores, file paths or these rules.
 
-Current date: {{current_date}}."""
+Current date: {{current_date}}.{{reader}}"""
+
+READER_PROMPT = """
+
+About the reader (adapt tone, depth and vocabulary to it; never change the facts): \
+{profile}"""
+
+# How a user's highlighted page text is shown to the model, after the question.
+SELECTION_HEADER = "Selected text on the page:"
 
 TOOL_LIMIT_MESSAGE = (
     "Search limit reached: no more searches are allowed in this conversation turn. "

@@ -8,7 +8,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from docent.agent.graph import build_graph
 from docent.config import Settings
-from docent.models.factory import build_chat_model
+from docent.models.factory import build_chat_models
 from docent.retrieval.types import Retriever
 
 
@@ -31,6 +31,6 @@ def build_runtime(settings: Settings) -> Runtime:
     embedder = MiniLMEmbedder()
     store = open_store(settings, embedder)
     retriever = HybridRetriever(store, embedder, settings)
-    model, model_id = build_chat_model(settings)
-    graph = build_graph(model, retriever, settings, model_id=model_id)
-    return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=model_id)
+    chain = build_chat_models(settings)
+    graph = build_graph(chain, retriever, settings)
+    return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id)

@@ -7,6 +7,8 @@ exit reason; guards fire in the order written in CONTRACT.md and the first one w
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -23,6 +25,7 @@ from docent.agent.citations import enforce_citations
 from docent.agent.context import fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
 from docent.agent.retry import retrying
+from docent.agent.sanitize import strip_internal_metadata
 from docent.agent.state import AgentState, InputState, OutputState
 from docent.agent.tools import (
     SEARCH_TOOL,
@@ -38,7 +41,15 @@ from docent.exit_reasons import (
     RETRIEVAL_FAILED_MESSAGE,
     ExitReason,
 )
-from docent.prompts import INVALID_TOOL_MESSAGE, REASK_MESSAGE, SYSTEM_PROMPT, TOOL_LIMIT_MESSAGE
+from docent.failures import log_failure
+from docent.models.factory import NamedModel
+from docent.prompts import (
+    INVALID_TOOL_MESSAGE,
+    READER_PROMPT,
+    REASK_MESSAGE,
+    SYSTEM_PROMPT,
+    TOOL_LIMIT_MESSAGE,
+)
 from docent.retrieval.types import Retriever
 
 log = logging.getLogger(__name__)
@@ -60,17 +71,60 @@ def _stop(reason: ExitReason, **extra: Any) -> dict[str, Any]:
 
 
 def build_graph(
-    model: BaseChatModel,
+    model: BaseChatModel | Sequence[NamedModel],
     retriever: Retriever,
     settings: Settings,
     *,
     model_id: str | None = None,
 ) -> CompiledStateGraph:
-    """Compile the agent around a chat model and a retriever (tests pass fakes)."""
+    """Compile the agent around a chat model (or a fallback chain) and a retriever.
+
+    Tests pass fakes. With a chain, each model is tried in order, after its own retries.
+    """
     search_tool = make_search_tool(retriever, settings.top_k)
-    with_tools = model.bind_tools([search_tool])
-    name = model_id or model_id_of(model)
+    chain = (
+        [NamedModel(model_id or model_id_of(model), model)]
+        if isinstance(model, BaseChatModel)
+        else list(model)
+    )
+    if not chain:
+        raise ValueError("build_graph needs at least one model")
+    with_tools = {m.id: m.model.bind_tools([search_tool]) for m in chain}
     cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
+
+    async def ask_chain(
+        prompt: list[Any], tools_on: bool, config: RunnableConfig, start_at: str | None
+    ) -> tuple[AIMessage | None, str | None, list[BaseException]]:
+        """The first reply the chain gives, the id of the model that gave it, the failures.
+
+        Within a run the chain is sticky: once a model has fallen back, later calls start
+        at the model that answered instead of retrying the failed one.
+        """
+        ids = [m.id for m in chain]
+        first = ids.index(start_at) if start_at in ids else 0
+        failures: list[BaseException] = []
+        for named in chain[first:]:
+            runnable = with_tools[named.id] if tools_on else named.model
+            try:
+                async for attempt in retrying(
+                    settings.llm_retries, settings.retry_max_wait_seconds, _log_retry(named.id)
+                ):
+                    with attempt:
+                        reply = await runnable.ainvoke(prompt, config)
+            except Exception as exc:  # noqa: BLE001 - every failure moves down the chain
+                failures.append(exc)
+                last = named is chain[-1]
+                log_failure(
+                    log,
+                    exc,
+                    where="llm",
+                    request_id=_query_id(config),
+                    event=f"model {named.id} failed" + ("" if last else "; falling back"),
+                )
+                continue
+            assert isinstance(reply, AIMessage)
+            return reply, named.id, failures
+        return None, None, failures
 
     def check_input(state: AgentState) -> dict[str, Any]:
         last = state["messages"][-1] if state["messages"] else None
@@ -88,32 +142,32 @@ def build_graph(
 
         tools_on = state.get("exit_reason") != ExitReason.MAX_TOOL_CALLS_REACHED
         date = datetime.now(UTC).date().isoformat()
-        prompt = [SystemMessage(SYSTEM_PROMPT.format(current_date=date)), *history]
+        system = SYSTEM_PROMPT.format(current_date=date, reader=_reader(config))
+        prompt = [SystemMessage(system), *history]
         if state.get("reasked"):
             prompt.append(HumanMessage(REASK_MESSAGE))
             tools_on = False
-        key = payload_key(name, tools_on, prompt)
+        key = payload_key(chain[0].id, tools_on, prompt)
         update: dict[str, Any] = {"turns": turns + 1}
 
         reply = cache.get(key)
         if reply is not None:
-            update["cached"] = True
+            update.update(cached=True, model_used=chain[0].id)
         else:
-            runnable = with_tools if tools_on else model
-            try:
-                async for attempt in retrying(
-                    settings.llm_retries, settings.retry_max_wait_seconds, _log_retry("model")
-                ):
-                    with attempt:
-                        reply = await runnable.ainvoke(prompt, config)
-            except ModelRateLimitError:
-                log.warning("model rate-limited after %d retries", settings.llm_retries)
-                return {**update, **_stop(ExitReason.RATE_LIMITED)}
-            except Exception:
-                log.exception("model call failed")
-                return {**update, **_stop(ExitReason.LLM_ERROR)}
-            assert isinstance(reply, AIMessage)
-            if reply.tool_calls or reply.text.strip():
+            reply, used, failures = await ask_chain(
+                prompt, tools_on, config, state.get("model_used")
+            )
+            if failures and reply is not None:
+                update["fallback_used"] = True
+            if reply is None:
+                limited = all(isinstance(e, ModelRateLimitError) for e in failures)
+                reason = ExitReason.RATE_LIMITED if limited else ExitReason.LLM_ERROR
+                failed = {"model_used": chain[-1].id, "fallback_used": len(failures) > 1}
+                return {**update, **failed, **_stop(reason)}
+            update["model_used"] = used
+            usage: dict[str, Any] = dict(reply.usage_metadata or {})
+            update["tokens_used"] = state.get("tokens_used", 0) + usage.get("total_tokens", 0)
+            if used == chain[0].id and (reply.tool_calls or reply.text.strip()):
                 cache.put(key, reply)
 
         if not reply.tool_calls and not reply.text.strip():
@@ -130,6 +184,7 @@ def build_graph(
         sources = state.get("sources", [])
         searches = state.get("searches", 0)
         empty = state.get("empty_searches", 0)
+        retrieval_ms = state.get("retrieval_ms", 0.0)
         replies: list[ToolMessage] = []
         update: dict[str, Any] = {}
 
@@ -156,14 +211,18 @@ def build_graph(
                     break
                 continue
             streak = 0
+            began = time.perf_counter()
             try:
                 async for attempt in retrying(
                     settings.tool_retries, settings.retry_max_wait_seconds, _log_retry("search")
                 ):
                     with attempt:
                         hits = await search_tool.ainvoke(call["args"], config)
-            except Exception:
-                log.exception("retrieval failed after %d retries", settings.tool_retries)
+            except Exception as exc:  # noqa: BLE001 - a friendly interruption, detail logged
+                log_failure(
+                    log, exc, where="database", request_id=_query_id(config),
+                    event="retrieval failed after retries",
+                )
                 update.update(
                     exit_reason=ExitReason.LLM_GENERATION_FAILURE,
                     response=RETRIEVAL_FAILED_MESSAGE,
@@ -173,6 +232,7 @@ def build_graph(
                     ToolMessage("Search failed.", tool_call_id=call["id"], status="error")
                 )
                 break
+            retrieval_ms += (time.perf_counter() - began) * 1000
             numbered, sources = number_hits(hits, sources)
             searches += 1
             empty += not numbered
@@ -193,6 +253,7 @@ def build_graph(
             "sources": sources,
             "searches": searches,
             "empty_searches": empty,
+            "retrieval_ms": retrieval_ms,
         }
 
     def finalize_answer(state: AgentState) -> dict[str, Any]:
@@ -208,7 +269,7 @@ def build_graph(
                 "response": REFUSAL,
                 "cited": [],
             }
-        text, cited = enforce_citations(answer, state.get("sources", []))
+        text, cited = enforce_citations(strip_internal_metadata(answer), state.get("sources", []))
         return {"exit_reason": ExitReason.COMPLETED, "response": text, "cited": cited}
 
     def after_input(state: AgentState) -> Literal["llm", "__end__"]:
@@ -249,6 +310,18 @@ def _invalid_call_problem(call: ToolCall) -> str | None:
         fields = ", ".join(str(e["loc"][0]) if e["loc"] else "arguments" for e in exc.errors())
         return f"invalid arguments for {SEARCH_TOOL} ({fields})"
     return None
+
+
+def _query_id(config: RunnableConfig) -> str | None:
+    return (config.get("metadata") or {}).get("query_id")
+
+
+def _reader(config: RunnableConfig) -> str:
+    profile = (config.get("configurable") or {}).get("user_context")
+    if not profile:
+        return ""
+    described = "; ".join(f"{k}: {v}" for k, v in sorted(profile.items()))
+    return READER_PROMPT.format(profile=described)
 
 
 def _log_retry(what: str) -> Any:

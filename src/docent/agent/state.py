@@ -29,6 +29,10 @@ class AgentState(InputState, total=False):
     empty_searches: int  # retrievals that came back empty
     reasked: bool  # the model was already asked again after an unusable reply
     cached: bool  # some model reply in this run came from the cache
+    model_used: str  # id of the model that gave the latest reply
+    fallback_used: bool  # some call in this run fell back down the model chain
+    tokens_used: int  # total tokens the providers reported (0 for the extractive model)
+    retrieval_ms: float  # time spent in searches, retries included
     error_code: str | None  # machine-readable detail, e.g. RETRIEVAL_FAILED
     response: str  # the final user-facing answer
     cited: list[dict[str, Any]]  # the sources the answer cites, in citation order
@@ -45,3 +49,8 @@ class OutputState(TypedDict, total=False):
     tool_calls: int
     cached: bool
     error_code: str | None
+    sources: list[dict[str, Any]]
+    model_used: str
+    fallback_used: bool
+    tokens_used: int
+    retrieval_ms: float

@@ -9,16 +9,41 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse
 
-from docent.api.errors import ApiError, install_error_handlers
+from docent.api.errors import error_response, install_error_handlers
+from docent.api.guard import ChatGate, Prepared
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
-from docent.chat import ChatTurn, run_chat, stream_chat
-from docent.exit_reasons import ExitReason
+from docent.chat import run_chat, stream_chat
+from docent.config import Settings
 from docent.runtime import Runtime
 
+SSE_EXAMPLE = "\n".join(
+    [
+        "id: 1",
+        "event: on_tool_start",
+        'data: {"name": "search_docs", "input": {"query": "tool-call limit"}}',
+        "",
+        "id: 2",
+        "event: on_tool_end",
+        'data: {"name": "search_docs", "output": {"results": 5, "sources": []}}',
+        "",
+        "id: 3",
+        "event: on_chat_model_stream",
+        'data: {"content": "Set"}',
+        "",
+        "id: 9",
+        "event: on_chain_end",
+        'data: {"response": "...", "exit_reason": "COMPLETED", "sources": []}',
+        "",
+    ]
+)
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorBody, "description": "EMPTY_QUERY, QUERY_TOO_LONG or INVALID_QUERY"},
+    400: {"model": ErrorBody, "description": "EMPTY_QUERY, QUERY_TOO_LONG, INVALID_QUERY, "
+          "INVALID_SESSION"},
+    429: {"model": ErrorBody, "description": "RATE_LIMITED (see the Retry-After header)"},
     500: {"model": ErrorBody, "description": "INTERNAL_ERROR"},
 }
 
@@ -27,15 +52,21 @@ def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
+def get_gate(request: Request) -> ChatGate:
+    return request.app.state.gate
+
+
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+GateDep = Annotated[ChatGate, Depends(get_gate)]
 
 
-def create_app(build: Callable[[], Runtime]) -> FastAPI:
-    """An app whose runtime comes from `build`, called once at start-up."""
+def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> FastAPI:
+    """An app whose runtime comes from `build(settings)`, called once at start-up."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = build()
+        app.state.runtime = build(settings)
+        app.state.gate = ChatGate(settings)
         yield
 
     app = FastAPI(
@@ -44,6 +75,14 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=["Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID", "Retry-After"],
+        )
 
     @app.middleware("http")
     async def request_id(request: Request, call_next: Any) -> Any:
@@ -55,30 +94,34 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
         return response
 
     @app.post("/chat", response_model=ChatResponse, responses=_ERRORS)
-    async def chat(body: ChatRequest, request: Request, runtime: RuntimeDep) -> dict[str, Any]:
+    async def chat(
+        body: ChatRequest, request: Request, runtime: RuntimeDep, gate: GateDep
+    ) -> dict[str, Any]:
         """Answer one question from the docs, with citations and an exit reason."""
-        return await run_chat(runtime, _turn(body, request, runtime))
+        prepared = gate.admit(body, request)
+        async with prepared.hold() as turn:
+            result = await run_chat(runtime, turn)
+            prepared.finish(result)
+        return result
 
     @app.post(
         "/chat/stream",
         responses={
-            200: {"content": {"text/event-stream": {}}, "description": "SSE, see CONTRACT.md"},
+            200: {
+                "content": {"text/event-stream": {"example": SSE_EXAMPLE}},
+                "description": "Server-Sent Events; the wire format is in CONTRACT.md",
+            },
             **_ERRORS,
         },
     )
     async def chat_stream(
-        body: ChatRequest, request: Request, runtime: RuntimeDep
+        body: ChatRequest, request: Request, runtime: RuntimeDep, gate: GateDep
     ) -> EventSourceResponse:
         """The same answer as Server-Sent Events: tokens, tool events, then `on_chain_end`."""
-        turn = _turn(body, request, runtime)
-
-        async def frames() -> AsyncIterator[dict[str, str]]:
-            n = 0
-            async for event, data in stream_chat(runtime, turn):
-                n += 1
-                yield {"event": event, "id": str(n), "data": json.dumps(data)}
-
-        return EventSourceResponse(frames(), ping=runtime.settings.sse_ping_seconds)
+        prepared = gate.admit(body, request)
+        return EventSourceResponse(
+            _frames(runtime, prepared), ping=runtime.settings.sse_ping_seconds
+        )
 
     @app.get("/health", response_model=Health)
     async def health(runtime: RuntimeDep) -> dict[str, Any]:
@@ -90,24 +133,29 @@ def create_app(build: Callable[[], Runtime]) -> FastAPI:
             "model": runtime.model_id,
         }
 
+    @app.get("/ready", responses={503: {"model": ErrorBody, "description": "NOT_READY"}})
+    async def ready(request: Request, runtime: RuntimeDep) -> JSONResponse:
+        """Readiness: the store answers, chunks are indexed, a model chain is configured."""
+        checks: dict[str, Any] = {"models": runtime.settings.provider_chain}
+        try:
+            checks["chunks"] = runtime.retriever.count()
+            checks["store"] = "ok"
+        except Exception:  # noqa: BLE001 - reported as a failed check, detail to the log
+            checks["store"], checks["chunks"] = "unreachable", 0
+        if checks["store"] == "ok" and checks["chunks"] > 0 and checks["models"]:
+            return JSONResponse({"status": "ready", "checks": checks})
+        return error_response(
+            request, 503, "NOT_READY", "docent is not ready to answer yet.", checks=checks
+        )
+
     return app
 
 
-def _turn(body: ChatRequest, request: Request, runtime: Runtime) -> ChatTurn:
-    if not body.message.strip():
-        raise ApiError(
-            400,
-            "EMPTY_QUERY",
-            "Please type a question.",
-            exit_reason=ExitReason.EMPTY_INPUT.value,
-        )
-    limit = runtime.settings.max_message_chars
-    if len(body.message) > limit:
-        raise ApiError(400, "QUERY_TOO_LONG", f"The question is longer than {limit} characters.")
-    history = [(m.role, m.content) for m in body.messages]
-    return ChatTurn(
-        message=body.message,
-        history=history,
-        top_k=body.top_k,
-        query_id=request.state.query_id,
-    )
+async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[str, str]]:
+    n = 0
+    async with prepared.hold() as turn:
+        async for event, data in stream_chat(runtime, turn):
+            if event == "on_chain_end":
+                prepared.finish(data)
+            n += 1
+            yield {"event": event, "id": str(n), "data": json.dumps(data)}

@@ -11,18 +11,35 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from docent.failures import log_failure
+
 log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
     """A request we refuse, with its HTTP status and stable code."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
+        self.headers = headers or {}
 
 
-def error_response(request: Request, status: int, code: str, message: str, **extra: Any):
+def error_response(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
     body = {
         "error": message,
         "error_code": code,
@@ -30,17 +47,29 @@ def error_response(request: Request, status: int, code: str, message: str, **ext
         "request_id": getattr(request.state, "request_id", ""),
         **extra,
     }
-    return JSONResponse(body, status_code=status)
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(request, exc.status, exc.code, exc.message, **exc.extra)
+        if exc.status >= 500:
+            log.error(exc.message, extra={"request_id": request.state.request_id, **exc.extra})
+        return error_response(
+            request, exc.status, exc.code, exc.message, exc.headers, **exc.extra
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(request, 400, "INVALID_QUERY", _describe(exc.errors()))
+        errors = list(exc.errors())
+        log.info(
+            "invalid request",
+            extra={"request_id": request.state.request_id, "category": "validation",
+                   "retryable": False, "detail": _describe(errors)},
+        )
+        on_session = any("session_id" in map(str, e.get("loc", ())) for e in errors)
+        code = "INVALID_SESSION" if on_session else "INVALID_QUERY"
+        return error_response(request, 400, code, _describe(errors))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -50,10 +79,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         rid = getattr(request.state, "request_id", "")
-        log.exception("unhandled error", extra={"request_id": rid})
-        return error_response(
-            request, 500, "INTERNAL_ERROR", "Something went wrong on our side. Please try again."
-        )
+        failure = log_failure(log, exc, request_id=rid, event="unhandled error")
+        return error_response(request, 500, "INTERNAL_ERROR", failure.message)
 
 
 def _describe(errors: Any) -> str:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from typing import Literal
+from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+ContextValue = str | int | float | bool
 
 
 class HistoryMessage(BaseModel):
@@ -21,12 +24,34 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"message": "How do I change the tool-call limit?"}]},
+        json_schema_extra={
+            "examples": [
+                {"message": "How do I change the tool-call limit?"},
+                {
+                    "message": "What does this setting do?",
+                    "session_id": "5d0c1f9e-2f6c-4c1e-9d53-0b6c8f7a1e21",
+                    "selected_text": "DOCENT_MAX_CONTEXT_CHARS",
+                    "user_context": {"technical_level": "beginner"},
+                },
+            ]
+        },
     )
 
-    message: str = Field(description="The user's question.")
-    messages: list[HistoryMessage] = Field(
-        default_factory=list, max_length=100, description="Earlier turns, oldest first."
+    message: str = Field(
+        validation_alias=AliasChoices("message", "query"),
+        description="The user's question (`query` is accepted as an alias).",
+    )
+    session_id: UUID | None = Field(None, description="Continue a server-side conversation.")
+    messages: list[HistoryMessage] | None = Field(
+        None, max_length=100, description="Earlier turns kept by the client, oldest first."
+    )
+    selected_text: str | None = Field(
+        None, max_length=10_000, description="Text the user highlighted on the page."
+    )
+    user_context: dict[str, ContextValue] | None = Field(
+        None,
+        max_length=20,
+        description='Shapes tone and depth, e.g. {"technical_level": "beginner"}.',
     )
     top_k: int | None = Field(None, ge=1, le=20, description="Passages per search.")
 
@@ -43,15 +68,29 @@ class Source(BaseModel):
     content_preview: str
 
 
+class Metadata(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    fallback_used: bool
+    cached: bool
+    tokens_used: int
+    context_chunks: int
+    retrieval_time_ms: float
+    turns: int
+    tool_calls: int
+
+
 class ChatResponse(BaseModel):
     response: str
     exit_reason: str
     retryable: bool
-    sources: list[Source]
+    session_id: str | None
     query_id: str
     timestamp: str
     execution_time_ms: float
-    metadata: dict[str, object]
+    sources: list[Source]
+    metadata: Metadata
 
 
 class ErrorBody(BaseModel):

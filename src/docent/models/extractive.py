@@ -31,13 +31,22 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from docent.exit_reasons import REFUSAL
 from docent.models.text import Reference, parse_references, split_units, terms
-from docent.prompts import REASK_MESSAGE
+from docent.prompts import REASK_MESSAGE, SELECTION_HEADER
 
 _FOLLOWUP_WORDS = frozenset(
     "it its this that these those they them their there one ones he she his her".split()
 )
 _MAX_CODE_LINES = 30
 _MAX_UNIT_CHARS = 600
+
+
+def split_selection(text: str) -> tuple[str, str]:
+    """(question, selected text) from a message framed by `docent.chat.ChatTurn`."""
+    question, marker, rest = text.partition(f"\n\n{SELECTION_HEADER}\n")
+    if not marker:
+        return text, ""
+    selection = " ".join(line.removeprefix("> ").strip() for line in rest.splitlines())
+    return question, selection.strip()
 
 
 def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
@@ -128,18 +137,21 @@ class ExtractiveChatModel(BaseChatModel):
         if not humans:
             return AIMessage(REFUSAL)
         question_at = humans[-1]
-        question = messages[question_at].text
+        question, selection = split_selection(messages[question_at].text)
         tool_texts = [m.text for m in messages[question_at:] if isinstance(m, ToolMessage)]
 
         if not tool_texts and tool_names:
-            earlier = [messages[i].text for i in humans if i < question_at]
+            earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
             query = condense_query(question, earlier)
+            if selection:  # the selection says what "this" refers to
+                query = f"{query} {selection[:300]}"
             call_id = "call_" + hashlib.sha256(query.encode()).hexdigest()[:16]
             return AIMessage(
                 "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]
             )
         refs = [r for text in tool_texts for r in parse_references(text)]
-        return AIMessage(compose_answer(question, refs) if refs else REFUSAL)
+        framed = f"{question} {selection}" if selection else question
+        return AIMessage(compose_answer(framed, refs) if refs else REFUSAL)
 
     def _generate(
         self,

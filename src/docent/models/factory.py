@@ -1,29 +1,53 @@
-"""Build the chat model the settings ask for."""
+"""Build the chain of chat models the settings ask for, first choice first."""
 
 from __future__ import annotations
 
-from langchain_core.language_models import BaseChatModel
+from dataclasses import dataclass
 
-from docent.config import ConfigError, Settings, env_key
+from langchain_core.language_models import BaseChatModel
+from pydantic import SecretStr
+
+from docent.config import Provider, Settings
 from docent.models.extractive import ExtractiveChatModel
 
 
-def build_chat_model(settings: Settings) -> tuple[BaseChatModel, str]:
-    """(model, model id) for the effective provider; Gemini only with a key."""
-    provider = settings.effective_provider
-    if provider == "extractive":
-        return ExtractiveChatModel(), "extractive"
-    if settings.google_api_key is None:
-        raise ConfigError(
-            f"{env_key('llm_provider')}=gemini needs {env_key('google_api_key')} to be set"
-        )
-    from langchain_google_genai import ChatGoogleGenerativeAI  # heavy: only when chosen
+@dataclass(frozen=True)
+class NamedModel:
+    """A chat model and the id it is reported and cached under."""
 
-    model = ChatGoogleGenerativeAI(
-        model=settings.gemini_model,
-        google_api_key=settings.google_api_key,
-        timeout=settings.llm_timeout_seconds,
-        temperature=0,
-        retries=0,  # the agent's own retry policy (LLM_RETRIES) decides
-    )
-    return model, f"gemini:{settings.gemini_model}"
+    id: str
+    model: BaseChatModel
+
+
+def build_chat_models(settings: Settings) -> list[NamedModel]:
+    """One model per provider of `settings.provider_chain`, in order."""
+    return [_build(provider, settings) for provider in settings.provider_chain]
+
+
+def _build(provider: Provider, settings: Settings) -> NamedModel:
+    if provider == "gemini":
+        from langchain_google_genai import ChatGoogleGenerativeAI  # heavy: only when chosen
+
+        gemini = ChatGoogleGenerativeAI(
+            model=settings.gemini_model,
+            google_api_key=settings.google_api_key,
+            base_url=str(settings.gemini_base_url) if settings.gemini_base_url else None,
+            timeout=settings.llm_timeout_seconds,
+            temperature=0,
+            retries=0,  # the agent's own retry policy (LLM_RETRIES) decides
+        )
+        return NamedModel(f"gemini:{settings.gemini_model}", gemini)
+    if provider == "openai":
+        from langchain_openai import ChatOpenAI
+
+        key = settings.openai_api_key or SecretStr("not-needed")  # local servers take any key
+        openai = ChatOpenAI(
+            model=settings.openai_model,
+            base_url=str(settings.openai_base_url),
+            api_key=key,
+            timeout=settings.llm_timeout_seconds,
+            temperature=0,
+            max_retries=0,
+        )
+        return NamedModel(f"openai:{settings.openai_model}", openai)
+    return NamedModel("extractive", ExtractiveChatModel())

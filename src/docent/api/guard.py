@@ -1,0 +1,103 @@
+"""What stands between a valid body and the agent: limits, sessions, the turn itself."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request
+
+from docent.api.errors import ApiError
+from docent.api.ratelimit import SlidingWindow
+from docent.api.schemas import ChatRequest
+from docent.chat import ChatTurn
+from docent.config import Settings
+from docent.exit_reasons import RETRYABLE, ExitReason
+from docent.sessions import InMemorySessions, Session, SessionStatus, SessionStore
+
+
+@dataclass
+class Prepared:
+    """An admitted request: its turn (without history yet) and its session, if any."""
+
+    turn: ChatTurn
+    sessions: SessionStore
+    session: Session | None
+    status: SessionStatus | None
+
+    @asynccontextmanager
+    async def hold(self) -> AsyncIterator[ChatTurn]:
+        """The turn with its history, holding the session so turns never interleave."""
+        if self.session is None:
+            yield self.turn
+            return
+        async with self.session.lock:
+            history = self.session.history()
+            yield ChatTurn(**{**self.turn.__dict__, "history": history})
+
+    def finish(self, result: dict[str, Any]) -> None:
+        """Record the turn in the session and say which session answered."""
+        if self.session is None:
+            return
+        result["session_id"] = self.session.id
+        result["metadata"]["session_status"] = self.status
+        if ExitReason(result["exit_reason"]) not in RETRYABLE:  # a retry should not repeat it
+            self.sessions.record(self.session, self.turn.message, result["response"])
+
+
+class ChatGate:
+    """Validates what the schema cannot, applies rate limits, opens sessions."""
+
+    def __init__(self, settings: Settings, sessions: SessionStore | None = None) -> None:
+        self.settings = settings
+        self.sessions = sessions or InMemorySessions(
+            settings.session_ttl_seconds, settings.session_max_turns
+        )
+        self.per_session = SlidingWindow(settings.rate_limit_session_per_minute, 60.0)
+        self.per_client = SlidingWindow(settings.rate_limit_client_per_hour, 3600.0)
+
+    def admit(self, body: ChatRequest, request: Request) -> Prepared:
+        if not body.message.strip():
+            raise ApiError(400, "EMPTY_QUERY", "Please type a question.",
+                           exit_reason=ExitReason.EMPTY_INPUT.value)
+        limit = self.settings.max_message_chars
+        if len(body.message) > limit:
+            raise ApiError(400, "QUERY_TOO_LONG",
+                           f"The question is longer than {limit} characters.")
+        if body.session_id is not None and body.messages is not None:
+            raise ApiError(400, "INVALID_SESSION",
+                           "Send either session_id (server keeps the history) or messages "
+                           "(you keep it), not both.")
+        session_key = str(body.session_id) if body.session_id else None
+        self._limit(request, session_key)
+
+        session, status = None, None
+        if body.messages is None:
+            session, status = self.sessions.open(session_key)
+            if self.settings.rate_limit_enabled:
+                self.per_session.record(session.id)
+        turn = ChatTurn(
+            message=body.message,
+            history=[(m.role, m.content) for m in body.messages or []],
+            top_k=body.top_k,
+            selected_text=body.selected_text,
+            user_context=body.user_context,
+            session_id=session.id if session else None,
+            query_id=request.state.query_id,
+        )
+        return Prepared(turn, self.sessions, session, status)
+
+    def _limit(self, request: Request, session_key: str | None) -> None:
+        if not self.settings.rate_limit_enabled:
+            return
+        client = request.client.host if request.client else "unknown"
+        wait = self.per_client.retry_after(client)
+        if session_key:
+            wait = max(wait, self.per_session.retry_after(session_key))
+        if wait:
+            raise ApiError(429, "RATE_LIMITED",
+                           f"Too many requests. Please retry in {int(wait)} seconds.",
+                           headers={"Retry-After": str(int(wait))})
+        self.per_client.record(client)

@@ -1,0 +1,124 @@
+"""CONTRACT.md, sessions: server-side history, expiry, a sliding window, no interleaving."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+from langchain_core.messages import AIMessage
+
+from docent.sessions import InMemorySessions
+from tests.fakes import FakeRetriever, GUIDE, ScriptedChatModel, call
+from tests.http import client_for
+from docent.agent.graph import build_graph
+
+
+def answering(text: str = "Set it [1]."):
+    """A model step list long enough for many turns: search, then answer."""
+    def step(messages):
+        if messages[-1].type == "tool":
+            return AIMessage(text)
+        return call("tool-call limit", call_id=f"c{len(messages)}")
+    return [step] * 200
+
+
+def client_with(settings, steps, **overrides):
+    s = settings.model_copy(update=overrides)
+    model = ScriptedChatModel(steps=steps)
+    graph = build_graph(model, FakeRetriever(chunks=list(GUIDE)), s)
+    return client_for(graph, s), model
+
+
+def human_texts(call_record):
+    return [m.content for m in call_record["messages"] if m.type == "human"]
+
+
+def test_a_session_is_created_and_continued(settings):
+    client, model = client_with(settings, answering(), llm_cache_size=0)
+    with client:
+        first = client.post("/chat", json={"message": "What is the tool-call limit?"}).json()
+        sid = first["session_id"]
+        assert uuid.UUID(sid) and first["metadata"]["session_status"] == "new"
+        second = client.post("/chat", json={"message": "And the turn limit?", "session_id": sid})
+    body = second.json()
+    assert body["session_id"] == sid and body["metadata"]["session_status"] == "continued"
+    assert human_texts(model.calls[-1])[:2] == ["What is the tool-call limit?", "And the turn limit?"]
+    assert model.calls[-1]["messages"][2].content == first["response"]
+
+
+def test_unknown_or_expired_session_starts_fresh_and_says_so(settings):
+    client, model = client_with(settings, answering(), llm_cache_size=0)
+    now = [1000.0]
+    with client:
+        client.app.state.gate.sessions = InMemorySessions(1800, 10, clock=lambda: now[0])
+        sid = str(uuid.uuid4())
+        r = client.post("/chat", json={"message": "limit?", "session_id": sid}).json()
+        assert r["session_id"] == sid and r["metadata"]["session_status"] == "restarted"
+        now[0] += 1799
+        assert client.post("/chat", json={"message": "limit?", "session_id": sid}).json()[
+            "metadata"]["session_status"] == "continued"
+        now[0] += 1801
+        r = client.post("/chat", json={"message": "turn limit?", "session_id": sid}).json()
+    assert r["metadata"]["session_status"] == "restarted"
+    assert human_texts(model.calls[-1]) == ["turn limit?"]  # the old history is gone
+
+
+def test_sessions_keep_a_sliding_window_of_ten_turns(settings):
+    client, model = client_with(settings, answering("A [1]."), llm_cache_size=0,
+                                rate_limit_enabled=False)
+    with client:
+        sid = client.post("/chat", json={"message": "q0 limit"}).json()["session_id"]
+        for i in range(1, 12):
+            client.post("/chat", json={"message": f"q{i} limit", "session_id": sid})
+    asked = human_texts(model.calls[-1])
+    assert len(asked) == 11 and asked[0] == "q1 limit" and asked[-1] == "q11 limit"
+
+
+def test_session_id_and_messages_together_is_invalid_session(settings):
+    client, _ = client_with(settings, [])
+    with client:
+        r = client.post("/chat", json={"message": "q", "session_id": str(uuid.uuid4()),
+                                       "messages": [{"role": "user", "content": "x"}]})
+        bad = client.post("/chat", json={"message": "q", "session_id": "not-a-uuid"})
+    assert r.status_code == 400 and r.json()["error_code"] == "INVALID_SESSION"
+    assert bad.status_code == 400 and bad.json()["error_code"] == "INVALID_SESSION"
+
+
+def test_stateless_messages_make_no_session(settings):
+    client, model = client_with(settings, answering())
+    with client:
+        r = client.post("/chat", json={"message": "limit?", "messages": [
+            {"role": "user", "content": "hi there friend"}, {"role": "assistant", "content": "hello"}]})
+    assert r.json()["session_id"] is None
+    assert human_texts(model.calls[0]) == ["hi there friend", "limit?"]
+
+
+def test_concurrent_requests_on_one_session_never_interleave(settings):
+    def slow_step(messages):
+        if messages[-1].type == "tool":
+            time.sleep(0.3)
+            return AIMessage(f"Answer to {human_texts({'messages': messages})[-1]} [1].")
+        return call("tool-call limit", call_id=f"c{len(messages)}")
+
+    client, model = client_with(settings, [slow_step] * 20, llm_cache_size=0)
+    with client:
+        sid = client.post("/chat", json={"message": "first limit"}).json()["session_id"]
+        results = {}
+
+        def ask(q):
+            results[q] = client.post("/chat", json={"message": q, "session_id": sid}).json()
+
+        threads = [threading.Thread(target=ask, args=(q,)) for q in ("A limit", "B limit")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        client.post("/chat", json={"message": "last limit", "session_id": sid})
+    asked = human_texts(model.calls[-1])
+    assert asked[0] == "first limit" and asked[-1] == "last limit"
+    assert sorted(asked[1:3]) == ["A limit", "B limit"]  # both kept, one after the other
+    later = asked[2]
+    # whichever ran second saw the first one's finished turn in its history
+    seen = [c for c in model.calls if human_texts(c)[-1] == later]
+    assert asked[1] in human_texts(seen[0])
