@@ -1,0 +1,158 @@
+"""Ingestion: markdown files under a folder into the store, incrementally by content hash."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docent.config import Settings
+from docent.retrieval.chunking import chunk_markdown, embedding_text
+from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
+from docent.retrieval.store import DocStore, open_store
+
+SUFFIXES = (".md", ".markdown")
+_BAR_MIN_FILES = 50  # below this a run is quick enough to need no progress bar
+
+
+class IngestError(Exception):
+    """Ingestion cannot start; the message is meant for the user as is."""
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion run did."""
+
+    root: str
+    files_seen: int = 0
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    chunks_written: int = 0
+    total_chunks: int = 0
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One paragraph for the terminal."""
+        text = (
+            f"Ingested {self.root}: {self.files_seen} files seen, {self.added} added, "
+            f"{self.updated} updated, {self.removed} removed, {self.unchanged} unchanged, "
+            f"{len(self.skipped)} skipped; {self.chunks_written} chunks written, "
+            f"{self.total_chunks} in the store; {self.seconds:.1f} s."
+        )
+        if self.skipped:
+            text += " Skipped: " + "; ".join(f"{f} ({why})" for f, why in self.skipped) + "."
+        return text
+
+
+def markdown_files(root: Path) -> Iterator[Path]:
+    """Markdown files under `root`, sorted, leaving out hidden folders such as .git."""
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts[:-1]):
+            continue
+        if path.suffix.lower() in SUFFIXES and path.is_file():
+            yield path
+
+
+def _decode(data: bytes) -> tuple[str | None, str]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (invalid byte at offset {exc.start})"
+    if not text.strip():
+        return None, "empty file"
+    return text, ""
+
+
+def ingest_path(
+    path: str | Path,
+    settings: Settings,
+    *,
+    reset: bool = False,
+    store: DocStore | None = None,
+    embedder: Embedder | None = None,
+    progress: bool = True,
+) -> IngestReport:
+    """Bring the store in step with the markdown under `path`; bad files are skipped, reported."""
+    started = time.perf_counter()
+    root = Path(path).expanduser()
+    if not root.exists():
+        raise IngestError(f"docs path not found: {root} (pass a folder of markdown files)")
+    single = root.is_file()
+    files = [root] if single else list(markdown_files(root))
+    base = root.parent if single else root
+    embedder = embedder or MiniLMEmbedder()
+    store = store or open_store(settings, embedder)
+    if reset:
+        store.reset()
+    source_root = str(base.resolve())
+    report = IngestReport(root=str(root), files_seen=len(files))
+    known = store.files(source_root)
+    base_url = str(settings.docs_base_url) if settings.docs_base_url else None
+    present: set[str] = set()
+    changed = False
+    show = progress and (sys.stderr.isatty() or len(files) >= _BAR_MIN_FILES)
+    try:
+        for file in _progress(files, show):
+            rel = file.relative_to(base).as_posix()
+            present.add(rel)
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                # Content unknown: keep whatever was ingested from it before.
+                report.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            if known.get(rel) == digest:
+                report.unchanged += 1
+                continue
+            text, reason = _decode(data)
+            chunks = []
+            if text is not None:
+                chunks = chunk_markdown(
+                    text, rel, count_tokens=embedder.count_tokens,
+                    max_tokens=settings.chunk_max_tokens, base_url=base_url,
+                )
+                reason = "" if chunks else "no content besides headings and page chrome"
+            if rel in known:
+                store.delete_files([rel], source_root)
+                changed = True
+            if not chunks:
+                report.skipped.append((rel, reason))
+                report.removed += rel in known
+                continue
+            vectors = embedder.embed([embedding_text(c) for c in chunks])
+            store.upsert(chunks, vectors, file_hash=digest, source_root=source_root)
+            changed = True
+            report.chunks_written += len(chunks)
+            if rel in known:
+                report.updated += 1
+            else:
+                report.added += 1
+        gone = [] if single else sorted(set(known) - present)
+        if gone:
+            store.delete_files(gone, source_root)
+            report.removed += len(gone)
+            changed = True
+    finally:
+        # Written last, after every chunk, so a reader never pairs new data with an old index.
+        if changed:
+            store.touch()
+    report.total_chunks = store.count()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _progress(files: list[Path], show: bool) -> Iterator[Path]:
+    if not show:
+        yield from files
+        return
+    from tqdm import tqdm
+
+    yield from tqdm(files, desc="ingesting", unit="file", file=sys.stderr)

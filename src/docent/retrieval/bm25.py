@@ -1,0 +1,86 @@
+"""Keyword search over chunks with bm25s, and the tokenisation both sides share."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from docent.retrieval.chunking import embedding_text
+from docent.retrieval.types import Chunk
+
+RAW_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9/_.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# bm25s's English list plus question words, which say nothing about a passage.
+_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with i me my we our you your he she him her its "
+    "do does did doing can could should would how what when where which who whom why "
+    "have has had having am been being from so than too very just about".split()
+)
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper: enough to match "configured" with "configure"."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + repl
+            if repl == "" and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # running -> run
+            break
+    else:
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased, stemmed terms; identifiers also yield their parts: max_length -> max."""
+    terms: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        parts = [p for piece in re.split(r"[_.]", word) for p in _CAMEL.findall(piece)]
+        lowered = word.lower()
+        if lowered not in _STOPWORDS:
+            terms.append(stem(lowered))
+        if len(parts) > 1:
+            terms.extend(stem(p.lower()) for p in parts if p.lower() not in _STOPWORDS)
+    return terms
+
+
+class KeywordIndex:
+    """A BM25 index over the `embedding_text` of a fixed list of chunks."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        import bm25s
+
+        self.chunks = list(chunks)
+        self._bm25 = bm25s.BM25()
+        corpus = [tokenize(embedding_text(c)) for c in self.chunks]
+        # In how many chunks each term occurs: the sufficiency check weighs terms by it.
+        self.doc_freq: Counter[str] = Counter(t for terms in corpus for t in set(terms))
+        # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole.
+        self.raw_words: frozenset[str] = frozenset(
+            w.lower() for c in self.chunks for w in RAW_WORD.findall(c.text)
+        )
+        if self.chunks:
+            self._bm25.index(corpus, show_progress=False)
+
+    def search(self, query: str, n: int) -> list[tuple[Chunk, float]]:
+        """Up to `n` chunks sharing a term with `query`, best first, with BM25 scores."""
+        terms = tokenize(query)
+        if not self.chunks or not terms or n <= 0:
+            return []
+        docs, scores = self._bm25.retrieve(
+            [terms], k=min(n, len(self.chunks)), show_progress=False, n_threads=1
+        )
+        return [
+            (self.chunks[int(d)], float(s))
+            for d, s in zip(docs[0], scores[0], strict=True)
+            if s > 0
+        ]

@@ -1,0 +1,185 @@
+"""Heading-aware chunks of a markdown page, sized for the embedding model."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from docent.retrieval.markdown import Block, Section, parse_markdown
+from docent.retrieval.types import Chunk
+
+TokenCounter = Callable[[str], int]
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_INCLUDE = re.compile(r"\{\*.*?\*\}")  # mkdocs snippet includes name a file, not content
+_BLANKS = re.compile(r"\n{3,}")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def clean_for_embedding(text: str) -> str:
+    """Markdown minus what only adds noise to a vector: link targets and include paths."""
+    return _BLANKS.sub("\n\n", _INCLUDE.sub("", _LINK.sub(r"\1", text))).strip()
+
+
+def _header(title: str, section_title: str) -> str:
+    if section_title and section_title != title:
+        return f"{title}\n{section_title}"
+    return title
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What is embedded and keyword-indexed: page title, heading path, then the body."""
+    return f"{_header(chunk.title, chunk.section_title)}\n\n{clean_for_embedding(chunk.text)}"
+
+
+def pretty_stem(source_file: str) -> str:
+    """A title from a file name: `docs/query-params.md` -> "Query params"."""
+    path = PurePosixPath(source_file)
+    stem = path.parent.name if path.stem == "index" and path.parent.name else path.stem
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return words[:1].upper() + words[1:] if words else source_file
+
+
+def page_url(base_url: str | None, source_file: str, slug: str) -> str:
+    """Deep link to a heading: base + path without `.md` (index.md -> its folder) + #slug."""
+    if not base_url:
+        return ""
+    path = re.sub(r"\.(md|markdown)$", "", source_file)
+    if path == "index" or path.endswith("/index"):
+        path = path[: -len("index")]
+    url = base_url.rstrip("/") + "/" + path
+    return f"{url}#{slug}" if slug else url
+
+
+@dataclass
+class _Piece:
+    path: tuple[str, ...]
+    slug: str
+    level: int
+    parts: list[str] = field(default_factory=list)
+    tokens: int = 0
+
+
+def chunk_markdown(
+    text: str,
+    source_file: str,
+    *,
+    count_tokens: TokenCounter,
+    max_tokens: int = 256,
+    base_url: str | None = None,
+    min_tokens: int = 48,
+) -> list[Chunk]:
+    """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger."""
+    doc = parse_markdown(text, pretty_stem(source_file))
+
+    def cost(part: str) -> int:
+        # Special tokens are counted once per chunk, in the header, not once per part.
+        return max(count_tokens(clean_for_embedding(part)) - 2, 0)
+
+    def budget(path: tuple[str, ...]) -> int:
+        return max_tokens - count_tokens(_header(doc.title, " > ".join(path)))
+
+    pieces: list[_Piece] = []
+    for section in doc.sections:
+        pieces.extend(_split(section, budget(section.path), cost))
+    merged = _merge_small(pieces, min_tokens, budget, cost)
+
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for piece in merged:
+        body = "\n\n".join(piece.parts)
+        section_title = " > ".join(piece.path)
+        key = f"{source_file}\x00{section_title}\x00{body}"
+        # Identical text under identical headings would collide; number the repeats.
+        repeat = seen.get(key, 0)
+        seen[key] = repeat + 1
+        digest = hashlib.sha256(f"{key}\x00{repeat}".encode()).hexdigest()[:32]
+        chunks.append(
+            Chunk(
+                chunk_id=digest,
+                source_file=source_file,
+                title=doc.title,
+                section_title=section_title,
+                slug=piece.slug,
+                page_url=page_url(base_url, source_file, piece.slug),
+                text=body,
+            )
+        )
+    return chunks
+
+
+def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
+    units: list[tuple[str, int]] = []
+    for block in section.blocks:
+        units.extend(_units(block, budget, cost))
+    pieces = [_Piece(section.path, section.slug, section.level)]
+    for text, tokens in units:
+        current = pieces[-1]
+        if current.parts and current.tokens + tokens > budget:
+            current = _Piece(section.path, section.slug, section.level)
+            pieces.append(current)
+        current.parts.append(text)
+        current.tokens += tokens
+    return [p for p in pieces if p.parts]
+
+
+def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
+    tokens = cost(block.text)
+    if tokens <= budget or block.code:
+        return [(block.text, tokens)]
+    # Prose too long for one chunk: fall back to lines, then to sentences.
+    out: list[tuple[str, int]] = []
+    for line in block.text.split("\n"):
+        n = cost(line)
+        if n > budget:
+            out.extend((s, cost(s)) for s in _SENTENCE.split(line) if s.strip())
+        else:
+            out.append((line, n))
+    return _rejoin(out, budget)
+
+
+def _rejoin(units: list[tuple[str, int]], budget: int) -> list[tuple[str, int]]:
+    # Lines of one block that fit together stay one unit, joined by single newlines.
+    out: list[tuple[str, int]] = []
+    for text, tokens in units:
+        if out and out[-1][1] + tokens <= budget:
+            out[-1] = (out[-1][0] + "\n" + text, out[-1][1] + tokens)
+        else:
+            out.append((text, tokens))
+    return out
+
+
+def _related(first: _Piece, second: _Piece) -> bool:
+    """True when `second` sits within `first`'s parent: a sibling, child or continuation."""
+    parent = first.path[:-1]
+    return second.path[: len(parent)] == parent
+
+
+def _merge_small(
+    pieces: list[_Piece],
+    min_tokens: int,
+    budget: Callable[[tuple[str, ...]], int],
+    cost: TokenCounter,
+) -> list[_Piece]:
+    out: list[_Piece] = []
+    for piece in pieces:
+        prev = out[-1] if out else None
+        if prev and (prev.tokens < min_tokens or piece.tokens < min_tokens) and _related(
+            prev, piece
+        ):
+            extra = list(piece.parts)
+            tokens = prev.tokens + piece.tokens
+            if piece.path != prev.path and piece.level:
+                # The merged section keeps its heading so the text still reads right.
+                heading = "#" * piece.level + " " + piece.path[-1]
+                extra.insert(0, heading)
+                tokens += cost(heading)
+            if tokens <= budget(prev.path):
+                prev.parts.extend(extra)
+                prev.tokens = tokens
+                continue
+        out.append(piece)
+    return out

@@ -1,0 +1,154 @@
+"""Hybrid search: Chroma vectors and BM25 keywords fused by reciprocal rank, with a cache."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from docent.config import Settings
+from docent.retrieval.bm25 import KeywordIndex
+from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
+from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
+from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
+from docent.retrieval.store import DocStore, open_store
+from docent.retrieval.sufficiency import coverage, unknown_names
+from docent.retrieval.types import Chunk, Hit
+
+
+def build_retriever(settings: Settings, embedder: Embedder | None = None) -> HybridRetriever:
+    """The store and retriever a process serves from; the model itself loads on first use."""
+    embedder = embedder or MiniLMEmbedder()
+    return HybridRetriever(open_store(settings, embedder), embedder, settings)
+
+
+class HybridRetriever:
+    """The Retriever the agent uses, over one DocStore.
+
+    Order: vector and BM25 rankings (`depth` each) fused by reciprocal rank (`rrf_k`),
+    chunks boosted by other candidates from their file (`file_weight`, `file_decay`), then at
+    most `per_file` chunks of one file in the top `k` (0: no limit). Defaults measured in
+    bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
+    vectors, clipped to 0..1, for every hit, keyword-only ones included; it never sets order.
+    """
+
+    def __init__(
+        self,
+        store: DocStore,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        depth: int = 30,
+        rrf_k: int = 20,
+        vector_weight: float = 1.0,
+        keyword_weight: float = 1.0,
+        file_weight: float = 0.3,
+        file_decay: float = 0.4,
+        per_file: int = 1,
+        min_coverage: float | None = None,
+        check_names: bool | None = None,
+    ) -> None:
+        self.store = store
+        self.min_coverage = settings.min_coverage if min_coverage is None else min_coverage
+        self.check_names = settings.refuse_unknown_names if check_names is None else check_names
+        self.embedder = embedder
+        self.depth = depth
+        self.rrf_k = rrf_k
+        self.weights = (vector_weight, keyword_weight)
+        self.file_weight = file_weight
+        self.file_decay = file_decay
+        self.per_file = per_file
+        self._cache = ResultCache(
+            settings.retrieval_cache_size, settings.retrieval_cache_ttl_seconds
+        )
+        self._index: KeywordIndex | None = None
+        self._index_fingerprint: str | None = None
+        self._index_lock = threading.Lock()
+
+    def count(self) -> int:
+        """Number of chunks indexed."""
+        return self.store.count()
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, misses and size of the results cache."""
+        return self._cache.info()
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The best `k` chunks for `query`, best first; [] for a blank query or empty store."""
+        query = " ".join(query.split())
+        if not query or k <= 0:
+            return []
+        fingerprint = self.store.fingerprint()
+        # The fingerprint in the key makes any re-ingestion, by any process, a cache miss.
+        key = cache_key(
+            query, k, self.embedder.name, self.store.name, fingerprint, self.depth,
+            self.rrf_k, self.weights, self.file_weight, self.file_decay, self.per_file,
+            self.min_coverage, self.check_names,
+        )
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        hits = self._search(query, k, fingerprint)
+        if hits and not self.sufficient(query, hits, fingerprint):
+            return []  # the docs don't cover the question: counts as empty
+        self._cache.put(key, hits)
+        return hits
+
+    def sufficient(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
+        """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`)."""
+        if self.check_names and self.unknown_names(query, fingerprint):
+            return False
+        return self.coverage(query, hits, fingerprint) >= self.min_coverage
+
+    def unknown_names(self, query: str, fingerprint: str | None = None) -> list[str]:
+        """Names in `query` the corpus never uses."""
+        index = self.keyword_index(fingerprint)
+        return unknown_names(query, index.doc_freq, index.raw_words)
+
+    def coverage(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> float:
+        """How much of the question the hits cover (see `docent.retrieval.sufficiency`)."""
+        index = self.keyword_index(fingerprint)
+        return coverage(query, hits, index.doc_freq, len(index.chunks))
+
+    def _search(self, query: str, k: int, fingerprint: str) -> list[Hit]:
+        vector = self.embedder.embed([query])[0]
+        depth = max(self.depth, k)
+        by_id: dict[str, Chunk] = {}
+        similarity: dict[str, float] = {}
+        rankings: list[list[str]] = []
+        if self.weights[0] > 0:
+            found = self.store.query(vector, depth)
+            for chunk, sim in found:
+                by_id[chunk.chunk_id] = chunk
+                similarity[chunk.chunk_id] = sim
+            rankings.append([c.chunk_id for c, _ in found])
+        else:
+            rankings.append([])
+        if self.weights[1] > 0:
+            found_kw = self.keyword_index(fingerprint).search(query, depth)
+            for chunk, _ in found_kw:
+                by_id.setdefault(chunk.chunk_id, chunk)
+            rankings.append([c.chunk_id for c, _ in found_kw])
+        else:
+            rankings.append([])
+        fused = reciprocal_rank_fusion(rankings, k=self.rrf_k, weights=self.weights)
+        file_of = {i: c.source_file for i, c in by_id.items()}
+        if self.file_weight:
+            fused = boost_by_file(fused, file_of, weight=self.file_weight, decay=self.file_decay)
+        top = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)[:k]
+        missing = [i for i in top if i not in similarity]
+        for chunk_id, stored in self.store.embeddings(missing).items():
+            similarity[chunk_id] = float(np.dot(stored, vector))
+        return [
+            Hit(chunk=by_id[i], score=min(max(similarity.get(i, 0.0), 0.0), 1.0))
+            for i in top
+        ]
+
+    def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
+        """The BM25 index of the collection's contents, rebuilt when its fingerprint moves."""
+        fingerprint = fingerprint if fingerprint is not None else self.store.fingerprint()
+        with self._index_lock:
+            if self._index is None or self._index_fingerprint != fingerprint:
+                self._index = KeywordIndex(self.store.all_chunks())
+                self._index_fingerprint = fingerprint
+            return self._index

@@ -1,0 +1,90 @@
+"""Is what retrieval found enough to answer from? Two lexical signals, checked in code.
+
+Top-1 cosine similarity does not separate answerable from unanswerable questions (their
+distributions overlap almost entirely on the evaluation corpora). Two signals do better:
+
+1. Unknown names: the question names something (a capitalised word inside a sentence,
+   an acronym, a mixed-case or digit-bearing term such as "gRPC" or "HTTP/3") that the
+   corpus never uses, in any form. Docs that never mention a thing cannot explain it.
+2. Coverage: each distinctive question term is weighted by its rarity in the corpus
+   (inverse document frequency; a term the corpus never uses weighs most), and coverage
+   is the weighted share of terms found in the retrieved passages.
+
+When either fires, retrieval counts as empty, so the run refuses with no sources. The
+threshold and its calibration are in CONTRACT.md and bench/calibrate_sufficiency.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from docent.retrieval.bm25 import RAW_WORD, stem, tokenize
+from docent.retrieval.chunking import embedding_text
+from docent.retrieval.types import Hit
+
+# Words that shape a question but never name its subject.
+_GENERIC = frozenset(
+    stem(w)
+    for w in """use used using make get set work works need needs want way ways happen happens
+    mean means meaning differ difference different example examples explain tell show
+    describe step steps possible able thing something anything everything kind type types
+    good best better should must also like just instead other another each every any all
+    some many much more most one two first new own same sure""".split()
+)
+_FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
+
+
+def unknown_names(
+    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str]
+) -> list[str]:
+    """Names in `question` that the corpus never uses, as written or stemmed."""
+    unknown = []
+    for m in RAW_WORD.finditer(question):
+        word = m.group(0)
+        if not _looks_like_a_name(
+            word, at_sentence_start=bool(_SENTENCE_START.search(question[: m.start()]))
+        ):
+            continue
+        low = word.lower()
+        if _is_path(low):  # "backend/main.py": the docs name files by their last part
+            low = low.rsplit("/", 1)[-1]
+        if low in raw_words:
+            continue
+        if low.isalpha() and doc_freq.get(stem(low), 0) > 0:
+            continue  # "JWTs" when the docs say "JWT"
+        unknown.append(word)
+    return unknown
+
+
+def coverage(query: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int) -> float:
+    """Weighted share (0..1) of the query's distinctive terms found in the hits."""
+    terms = {t for t in tokenize(query) if t not in _GENERIC and not t.isdigit()}
+    if not terms:
+        return 1.0
+    found = {t for h in hits for t in tokenize(embedding_text(h.chunk))}
+    weight = {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in terms}
+    total = sum(weight.values())
+    if total <= 0:
+        return 1.0
+    return sum(w for t, w in weight.items() if t in found) / total
+
+
+def _is_path(word: str) -> bool:
+    if "/" not in word:
+        return False
+    last = word.rsplit("/", 1)[-1]
+    return bool(_FILE_NAME.fullmatch(last)) or word.count("/") >= 2
+
+
+def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
+    if len(word) < 2 or word.isdigit():
+        return False
+    upper = sum(ch.isupper() for ch in word)
+    if upper >= 2 or (upper and not word[0].isupper()):  # API, gRPC, JWTs, iOS
+        return True
+    if any(ch.isdigit() for ch in word) or "/" in word:  # HTTP/3, OAuth2, v1.2
+        return True
+    return word[0].isupper() and not at_sentence_start  # "... expose Prometheus metrics"

@@ -1,0 +1,119 @@
+"""Hybrid retrieval: keyword rescue, scores, the results cache and its invalidation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docent.config import load_settings
+from docent.ingest import ingest_path
+from docent.retrieval.retriever import HybridRetriever, build_retriever
+from docent.retrieval.store import open_store
+from tests.retrieval.conftest import FakeEmbedder, RandomEmbedder, write_docs
+
+TOPICS = ["weather", "cooking", "gardening", "music", "travel", "sports", "history", "art"]
+
+
+def _corpus(tmp_path):
+    files = {
+        f"{topic}-{i}.md": f"# {topic.title()} {i}\n\nNotes about {topic} number {i}, "
+        f"with ordinary words on {topic}.\n"
+        for topic in TOPICS for i in range(5)
+    }
+    files["flags.md"] = "# Flags\n\nSet ZQX_TURBO_MODE to enable the fast path.\n"
+    return write_docs(tmp_path / "docs", files)
+
+
+def _retriever(settings, embedder, **kw):
+    return HybridRetriever(open_store(settings, embedder), embedder, settings, **kw)
+
+
+def test_keywords_find_an_exact_identifier_that_vectors_miss(tmp_path, data_settings):
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    query = "How do I turn on ZQX_TURBO_MODE?"
+    vector_only = _retriever(data_settings, embedder, keyword_weight=0.0, depth=3)
+    assert "flags.md" not in [h.chunk.source_file for h in vector_only.search(query, 3)]
+    hybrid = _retriever(data_settings, embedder)
+    assert "flags.md" in [h.chunk.source_file for h in hybrid.search(query, 3)]
+
+
+def test_every_score_is_the_clipped_cosine_similarity(tmp_path, data_settings):
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder)
+    query = "ZQX_TURBO_MODE fast path"
+    hits = retriever.search(query, 5)
+    q = embedder.embed([query])[0]
+    stored = retriever.store.embeddings([h.chunk.chunk_id for h in hits])
+    for hit in hits:
+        expected = min(max(float(np.dot(q, stored[hit.chunk.chunk_id])), 0.0), 1.0)
+        assert 0.0 <= hit.score <= 1.0
+        assert hit.score == pytest.approx(expected, abs=1e-4)
+
+
+def test_a_repeated_query_is_a_cache_hit(tmp_path, data_settings, fake_embedder):
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder)
+    first = retriever.search("notes about cooking", 4)
+    embedded = fake_embedder.embedded
+    again = retriever.search("  notes about   cooking ", 4)
+    assert again == first
+    assert fake_embedder.embedded == embedded  # answered without embedding the query
+    info = retriever.cache_info()
+    assert (info.hits, info.misses, info.size) == (1, 1, 1)
+    retriever.search("notes about cooking", 2)  # k is part of the key
+    assert retriever.cache_info().misses == 2
+
+
+def test_empty_results_are_never_cached(data_settings, fake_embedder):
+    retriever = _retriever(data_settings, fake_embedder)
+    assert retriever.search("anything at all", 5) == []
+    assert retriever.search("anything at all", 5) == []
+    info = retriever.cache_info()
+    assert (info.hits, info.size) == (0, 0)
+
+
+def test_questions_about_what_the_docs_never_mention_count_as_empty(data_settings, fake_embedder):
+    retriever = _retriever(data_settings, fake_embedder)
+    assert retriever.search("How do I deploy on Kubernetes?", 3) == []
+    assert retriever.cache_info().size == 0  # empty results are never cached
+
+
+def test_blank_queries_return_nothing_without_searching(data_settings, fake_embedder):
+    retriever = _retriever(data_settings, fake_embedder)
+    assert retriever.search("   \n\t", 5) == []
+    assert fake_embedder.embedded == 0 and retriever.cache_info().misses == 0
+
+
+def test_cache_size_zero_disables_the_cache(tmp_path, fake_embedder):
+    settings = load_settings(data_dir=tmp_path / "data", retrieval_cache_size=0)
+    ingest_path(_corpus(tmp_path), settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(settings, fake_embedder)
+    retriever.search("music notes", 3)
+    retriever.search("music notes", 3)
+    assert retriever.cache_info().hits == 0
+
+
+def test_reingestion_invalidates_the_cache_and_the_keyword_index(tmp_path, data_settings):
+    embedder = FakeEmbedder()
+    docs = _corpus(tmp_path)
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    # The sufficiency check would refuse a name the corpus lacks; this test is about caching.
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0, check_names=False)
+    assert retriever.search("QWERTY_LIMIT", 3)[0].chunk.source_file != "limits.md"
+    write_docs(docs, {"limits.md": "# Limits\n\nQWERTY_LIMIT caps the rate.\n"})
+    # Another store object stands in for another process doing the ingestion.
+    ingest_path(docs, data_settings, embedder=embedder, progress=False,
+                store=open_store(data_settings, embedder))
+    hits = retriever.search("QWERTY_LIMIT", 3)
+    assert hits[0].chunk.source_file == "limits.md"
+    assert retriever.cache_info().hits == 0
+    assert retriever.count() == len(retriever.keyword_index().chunks)
+
+
+def test_build_retriever_opens_the_configured_store(tmp_path, data_settings, fake_embedder):
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = build_retriever(data_settings, fake_embedder)
+    assert retriever.count() == 41
+    assert retriever.search("notes about travel", 2)[0].chunk.title.startswith("Travel")

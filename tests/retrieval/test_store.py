@@ -1,0 +1,80 @@
+"""The Chroma store: model stamp and mismatch, chunk metadata, fingerprint, files, reset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docent.retrieval.chunking import chunk_markdown, embedding_text
+from docent.retrieval.store import EmbeddingMismatchError, open_store
+from tests.retrieval.conftest import FakeEmbedder
+
+
+def _chunks(embedder, source="a.md", text="# A\n\n## One\n\nalpha beta\n\n## Two\n\ngamma\n"):
+    got = chunk_markdown(text, source, count_tokens=embedder.count_tokens, min_tokens=0)
+    return got, embedder.embed([embedding_text(c) for c in got])
+
+
+def test_opening_with_another_embedding_model_names_both_and_says_reset(data_settings, store):
+    chunks, vectors = _chunks(store.embedder)
+    store.upsert(chunks, vectors, file_hash="h", source_root="/r")
+
+    class Other(FakeEmbedder):
+        name = "other-model"
+
+    with pytest.raises(EmbeddingMismatchError) as err:
+        open_store(data_settings, Other())
+    message = str(err.value)
+    assert "fake-bow" in message and "other-model" in message and "--reset" in message
+
+
+def test_chunks_round_trip_with_their_ingestion_metadata(store):
+    chunks, vectors = _chunks(store.embedder)
+    store.upsert(chunks, vectors, file_hash="abc", source_root="/docs")
+    assert store.count() == len(chunks)
+    assert sorted(c.chunk_id for c in store.all_chunks()) == sorted(c.chunk_id for c in chunks)
+    assert set(store.all_chunks()) == set(chunks)
+    assert store.files("/docs") == {"a.md": "abc"}
+    assert store.files("/elsewhere") == {}
+    raw = store._collection.get(ids=[chunks[0].chunk_id], include=["metadatas"])["metadatas"][0]
+    assert raw["file_hash"] == "abc" and raw["source_root"] == "/docs"
+    assert raw["section_title"] == chunks[0].section_title
+
+
+def test_query_returns_cosine_similarity_best_first(store):
+    chunks, vectors = _chunks(store.embedder)
+    store.upsert(chunks, vectors, file_hash="h", source_root="/r")
+    found = store.query(vectors[1], 2)
+    assert found[0][0] == chunks[1]
+    assert found[0][1] == pytest.approx(1.0, abs=1e-4)
+    assert found[0][1] >= found[1][1]
+    stored = store.embeddings([chunks[0].chunk_id])[chunks[0].chunk_id]
+    assert np.allclose(stored, vectors[0], atol=1e-5)
+
+
+def test_fingerprint_moves_on_touch_and_is_seen_by_another_store(data_settings, store):
+    before = store.fingerprint()
+    other = open_store(data_settings, FakeEmbedder())
+    assert other.fingerprint() == before
+    after = store.touch()
+    assert after != before and other.fingerprint() == after
+
+
+def test_delete_files_only_removes_that_file_from_that_root(store):
+    a, va = _chunks(store.embedder, "a.md")
+    b, vb = _chunks(store.embedder, "b.md", "# B\n\nbody of b\n")
+    store.upsert(a, va, file_hash="1", source_root="/r")
+    store.upsert(b, vb, file_hash="2", source_root="/r")
+    store.delete_files(["a.md"], "/other")
+    assert store.count() == len(a) + len(b)
+    store.delete_files(["a.md"], "/r")
+    assert store.files("/r") == {"b.md": "2"}
+
+
+def test_reset_empties_the_collection_and_keeps_the_model_stamp(data_settings, store):
+    chunks, vectors = _chunks(store.embedder)
+    store.upsert(chunks, vectors, file_hash="h", source_root="/r")
+    before = store.fingerprint()
+    store.reset()
+    assert store.count() == 0 and store.fingerprint() != before
+    open_store(data_settings, FakeEmbedder())  # same model: no mismatch after reset

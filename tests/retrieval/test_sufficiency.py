@@ -1,0 +1,50 @@
+"""CONTRACT.md, refusal in code: the sufficiency check that makes retrieval count as empty."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from docent.retrieval.bm25 import KeywordIndex
+from docent.retrieval.sufficiency import coverage, unknown_names
+from docent.retrieval.types import Chunk, Hit
+
+
+def chunk(i: int, text: str) -> Chunk:
+    return Chunk(f"c{i}", f"f{i}.md", "Guide", "Guide", "guide", "", text)
+
+
+CHUNKS = [
+    chunk(1, "Use JWT tokens with OAuth2 and read backend files from main.py."),
+    chunk(2, "The streaming endpoint sends server-sent events over HTTP/1.1."),
+    chunk(3, "Dependencies with yield can run cleanup code after the response."),
+]
+INDEX = KeywordIndex(CHUNKS)
+
+
+def names(question: str) -> list[str]:
+    return unknown_names(question, INDEX.doc_freq, INDEX.raw_words)
+
+
+def test_names_the_corpus_never_uses_are_reported():
+    assert names("How do I expose Prometheus metrics?") == ["Prometheus"]
+    assert names("Can I call a gRPC backend?") == ["gRPC"]
+    assert names("Does it support HTTP/3?") == ["HTTP/3"]
+
+
+def test_known_names_plurals_paths_and_sentence_starts_are_not():
+    assert names("How do I validate JWTs with OAuth2?") == []
+    assert names("Where does backend/main.py come from?") == []
+    assert names("Streaming works how? Dependencies too.") == []  # capitals after . or ?
+    assert names("what about http/1.1 streaming") == []
+
+
+def test_coverage_weighs_rare_terms_most():
+    hits = [Hit(CHUNKS[2], 0.6)]
+    n = len(CHUNKS)
+    full = coverage("cleanup code after the response with yield", hits, INDEX.doc_freq, n)
+    partial = coverage("boiling point of mercury with yield", hits, INDEX.doc_freq, n)
+    assert full == 1.0 and partial < 0.3
+
+
+def test_a_question_of_only_generic_words_is_fully_covered():
+    assert coverage("how do I use it?", [], Counter(), 10) == 1.0
