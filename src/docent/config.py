@@ -67,6 +67,16 @@ class Settings(BaseSettings):
     docs_base_url: AnyHttpUrl | None = Field(
         None, description="Public URL of the docs site; enables page_url deep links."
     )
+    refuse_unknown_names: bool = Field(
+        True, description="Refuse when the question names something the docs never mention."
+    )
+    min_coverage: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Sufficiency threshold: below this share of the question's distinctive "
+        "terms found in the passages, retrieval counts as empty and the answer is the refusal.",
+    )
     chunk_max_tokens: int = Field(
         256, ge=64, le=512, description="Largest chunk, in embedding-model tokens."
     )

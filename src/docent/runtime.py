@@ -24,13 +24,9 @@ class Runtime:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Open the store, load the embedder lazily, build the model and compile the graph."""
-    from docent.retrieval.embeddings import MiniLMEmbedder
-    from docent.retrieval.retriever import HybridRetriever
-    from docent.retrieval.store import open_store
+    from docent.retrieval.retriever import build_retriever
 
-    embedder = MiniLMEmbedder()
-    store = open_store(settings, embedder)
-    retriever = HybridRetriever(store, embedder, settings)
+    retriever = build_retriever(settings)
     chain = build_chat_models(settings)
     graph = build_graph(chain, retriever, settings)
     return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id)

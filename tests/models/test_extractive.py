@@ -86,3 +86,5 @@ def test_sentences_split_on_any_case_but_not_after_abbreviations():
 
     assert sentences('docent cites sources. it refuses, e.g. when nothing matches. Then "done."') == [
         "docent cites sources.", "it refuses, e.g. when nothing matches.", 'Then "done."']
+    assert sentences("The default is 3. The limit is per run.") == [
+        "The default is 3.", "The limit is per run."]

@@ -14,7 +14,7 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
-_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr|No)\.|\b\w\.)$")
+_ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b[A-Z]\.)$")
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 
 

@@ -1,0 +1,104 @@
+"""The whole offline pipeline on docent's own docs/: ingest, retrieve, answer, cite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from docent.api.app import create_app
+from docent.config import load_settings
+from docent.exit_reasons import REFUSAL
+from docent.ingest import ingest_path
+from docent.runtime import build_runtime
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    data = tmp_path_factory.mktemp("e2e")
+    report = ingest_path(DOCS, load_settings(data_dir=data), progress=False)
+    assert report.total_chunks > 20 and not report.skipped
+    return data
+
+
+@pytest.fixture(scope="module")
+def client(data_dir):
+    settings = load_settings(data_dir=data_dir)
+    with TestClient(create_app(settings, build_runtime)) as c:
+        yield c
+
+
+def test_tool_call_limit_question_is_answered_from_the_configuration_page(client):
+    body = client.post("/chat", json={"message": "How do I change the tool-call limit?"}).json()
+    assert body["exit_reason"] == "COMPLETED"
+    assert "DOCENT_MAX_TOOL_CALLS" in body["response"]
+    files = {s["source_file"] for s in body["sources"]}
+    assert "configuration.md" in files
+    for s in body["sources"]:
+        assert f"[{s['n']}]" in body["response"]
+
+
+@pytest.mark.parametrize("question, page", [
+    ("What happens when a client disconnects from the stream?", "streaming.md"),
+    ("Which files does ingestion skip?", "ingestion.md"),
+    ("What does MAX_CONTEXT_REACHED mean?", "exit-reasons.md"),
+])
+def test_questions_cite_the_page_that_answers_them(client, question, page):
+    body = client.post("/chat", json={"message": question}).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert page in {s["source_file"] for s in body["sources"]}
+
+
+def test_questions_outside_the_docs_are_refused(client):
+    body = client.post("/chat", json={"message": "What is the boiling point of mercury?"}).json()
+    assert body["response"] == REFUSAL and body["sources"] == []
+
+
+def test_health_counts_the_ingested_chunks(client):
+    assert client.get("/health").json()["chunks"] > 20
+    assert client.get("/ready").status_code == 200
+
+
+def test_chat_history_is_never_written_to_disk(client, data_dir):
+    marker = "zebracornflakes"
+    client.post("/chat", json={"message": f"Does {marker} change the tool-call limit?"})
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            assert marker.encode() not in path.read_bytes(), path
+
+
+def test_cli_ask_streams_then_prints_sources_and_exit_reason(data_dir):
+    env = {**os.environ, "DOCENT_DATA_DIR": str(data_dir)}
+    env.pop("GOOGLE_API_KEY", None)
+    out = subprocess.run([sys.executable, "-m", "docent.cli", "ask",
+                          "How do I change the tool-call limit?"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "DOCENT_MAX_TOOL_CALLS" in out.stdout
+    assert "Sources:" in out.stdout and "configuration.md" in out.stdout
+    assert out.stdout.rstrip().endswith("Exit reason: COMPLETED")
+
+
+def test_ingest_script_reports_and_is_incremental(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Alpha\n\nAlpha pages explain the alpha setting in detail.\n")
+    (docs / "bad.md").write_bytes(b"\xff\xfe not utf-8 \x81")
+    env = {**os.environ, "DOCENT_DATA_DIR": str(tmp_path / "data")}
+    run = lambda *a: subprocess.run([sys.executable, str(ROOT / "ingest.py"), *a],  # noqa: E731
+                                    capture_output=True, text=True, env=env, timeout=120)
+    first = run(str(docs), "--quiet")
+    assert first.returncode == 0, first.stderr
+    assert "bad.md" in first.stdout + first.stderr and "Traceback" not in first.stderr
+    second = run(str(docs), "--quiet")
+    assert second.returncode == 0 and "unchanged" in second.stdout.lower()
+    missing = run(str(tmp_path / "nope"))
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert "nope" in missing.stderr
