@@ -34,3 +34,22 @@ bench: ingest
 
 clean:
 	rm -rf $(VENV) .docent
+
+EVAL_DIR ?= ../shared/eval
+
+eval: install  ## answer quality on the shared corpora; JSON reports in bench/results/
+	@if [ ! -d "$(EVAL_DIR)" ]; then \
+		echo "make eval: $(EVAL_DIR) not found; skipping (it holds the evaluation corpora)"; \
+		exit 0; \
+	fi; \
+	mkdir -p bench/results; \
+	for corpus in fastapi somnia; do \
+		dir="$(EVAL_DIR)/$$corpus"; \
+		if [ ! -f "$$dir/qa_dev.jsonl" ]; then \
+			echo "make eval: $$dir/qa_dev.jsonl not found; skipping $$corpus"; continue; \
+		fi; \
+		followups=""; \
+		if [ -f "$$dir/qa_followup.jsonl" ]; then followups="--followups $$dir/qa_followup.jsonl"; fi; \
+		$(BIN)/docent eval --docs "$$dir/docs" --qa "$$dir/qa_dev.jsonl" $$followups \
+			--out "bench/results/eval-$$corpus.json" || exit 1; \
+	done

@@ -18,8 +18,9 @@ from langchain_core.runnables import RunnableConfig
 
 from docent.agent.graph import GRAPH_NAME
 from docent.agent.tools import SEARCH_TOOL, public_source
-from docent.exit_reasons import CANNED, RETRYABLE, ExitReason
+from docent.exit_reasons import CANNED, REFUSAL, RETRYABLE, ExitReason
 from docent.failures import log_failure
+from docent.gaps import record_gap
 from docent.greeting import WELCOME, is_greeting
 from docent.prompts import SELECTION_HEADER
 from docent.runtime import Runtime
@@ -111,7 +112,7 @@ async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - reported as LLM_ERROR, detail to the log
         log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent run failed")
         state = None
-    return to_response(state, turn, started, runtime.model_id)
+    return _noted(runtime, turn, to_response(state, turn, started, runtime.model_id))
 
 
 async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[str, dict]]:
@@ -139,7 +140,19 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
     except Exception as exc:  # noqa: BLE001 - the terminal event still comes
         log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent stream failed")
         final = None
-    yield "on_chain_end", to_response(final, turn, started, runtime.model_id)
+    yield "on_chain_end", _noted(runtime, turn, to_response(final, turn, started, runtime.model_id))
+
+
+def _noted(runtime: Runtime, turn: ChatTurn, response: dict[str, Any]) -> dict[str, Any]:
+    """Append a refused question to the opt-in gap log."""
+    log_path = runtime.settings.gap_log
+    if log_path and response["response"] == REFUSAL:
+        try:
+            record_gap(log_path, turn.message)
+        except OSError as exc:
+            log_failure(log, exc, where="unknown", request_id=turn.query_id,
+                        event="gap log not written")
+    return response
 
 
 def _chunk_text(chunk: Any) -> str:

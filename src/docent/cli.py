@@ -30,6 +30,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sub.add_parser("config", help="print the effective settings, secrets masked")
 
+    p_eval = sub.add_parser("eval", help="score retrieval and answers on a question set")
+    p_eval.add_argument("--docs", type=Path, required=True, help="folder of markdown docs")
+    p_eval.add_argument("--qa", type=Path, required=True, help="questions, one JSON a line")
+    p_eval.add_argument("--followups", type=Path, help="two-turn conversations (JSONL)")
+    p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per search")
+    p_eval.add_argument("--out", type=Path, help="write the JSON report here")
+    p_eval.add_argument("--collection", help="default: eval-<parent>-<folder> of --docs")
+
+    p_gaps = sub.add_parser("gaps", help="group the questions the docs could not answer")
+    p_gaps.add_argument("--log", type=Path, help="default: DOCENT_GAP_LOG")
+    p_gaps.add_argument("--threshold", type=float, default=0.7,
+                        help="cosine similarity that puts two questions in one group")
+
     args = parser.parse_args(argv)
     try:
         settings = get_settings()
@@ -40,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_ask(settings, args.question))
         if args.command == "serve":
             return _serve(settings, args.host, args.port)
+        if args.command == "eval":
+            return _eval(settings, args)
+        if args.command == "gaps":
+            return _gaps(settings, args.log, args.threshold)
         return _config(settings)
     except ConfigError as exc:
         print(f"docent: {exc}", file=sys.stderr)  # noqa: T201
@@ -48,10 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _ingest(settings: Settings, path: Path | None, reset: bool, progress: bool) -> int:
     from docent.ingest import IngestError, ingest_path
+    from docent.retrieval.store import EmbeddingMismatchError
 
     try:
         report = ingest_path(path or settings.docs_path, settings, reset=reset, progress=progress)
-    except IngestError as exc:
+    except (IngestError, EmbeddingMismatchError) as exc:
         print(f"docent ingest: {exc}", file=sys.stderr)  # noqa: T201
         return 1
     print(report.summary())  # noqa: T201
@@ -88,11 +106,72 @@ def _serve(settings: Settings, host: str | None, port: int | None) -> int:
     import uvicorn
 
     from docent.api.app import create_app
+    from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
-    app = create_app(lambda: build_runtime(settings))
+    configure_logging(settings.log_level)
+    app = create_app(settings, build_runtime)
     uvicorn.run(app, host=host or settings.host, port=port or settings.port,
                 log_level=settings.log_level.lower())
+    return 0
+
+
+def _eval(settings: Settings, args: argparse.Namespace) -> int:
+    from docent.evaluation.harness import EvalConfig, run_eval
+    from docent.evaluation.report import question_header, question_line, totals_table, write_json
+    from docent.ingest import IngestError
+
+    out, err = sys.stdout, sys.stderr
+    for path in (args.qa, args.followups):
+        if path is not None and not path.is_file():
+            err.write(f"docent eval: question file not found: {path}\n")
+            return 1
+    config = EvalConfig(docs=args.docs, qa=args.qa, followups=args.followups, k=args.k,
+                        collection=args.collection)
+
+    def show(kind: str, record: dict) -> None:
+        out.write(question_line(kind, record) + "\n")
+        out.flush()
+
+    out.write(question_header() + "\n")
+    try:
+        report = run_eval(settings, config, on_record=show)
+    except (IngestError, ValueError) as exc:
+        err.write(f"docent eval: {exc}\n")
+        return 1
+    cfg = report["config"]
+    title = f"\n{args.docs} ({cfg['collection']}, {cfg['model']}, k={args.k})"
+    out.write(totals_table(report["summary"], title) + "\n")
+    ing = report["ingest"]
+    out.write(f"ingestion: {ing['files_seen']} files ({ing['added']} added, {ing['updated']} "
+              f"updated, {ing['unchanged']} unchanged), {ing['chunks']} chunks, "
+              f"{ing['seconds']:.1f} s\n")
+    for warning in report["warnings"]:
+        err.write(f"warning: {warning}\n")
+    if args.out:
+        write_json(report, args.out)
+        out.write(f"report written to {args.out}\n")
+    return 0
+
+
+def _gaps(settings: Settings, log: Path | None, threshold: float) -> int:
+    from docent.gaps import group_gaps, read_gaps
+    from docent.retrieval.embeddings import MiniLMEmbedder
+
+    log = log or settings.gap_log
+    if log is None:
+        print("docent gaps: no gap log; set DOCENT_GAP_LOG (off by default: it keeps "  # noqa: T201
+              "user questions) or pass --log", file=sys.stderr)
+        return 1
+    if not log.is_file():
+        print(f"docent gaps: {log} does not exist yet: no refused questions", file=sys.stderr)  # noqa: T201
+        return 1
+    groups = group_gaps(read_gaps(log), MiniLMEmbedder(), threshold)
+    print(f"{sum(g.count for g in groups)} refused questions in {len(groups)} groups")  # noqa: T201
+    for g in groups:
+        print(f"{g.count:5}  {g.example}")  # noqa: T201
+        for other in g.questions[1:4]:
+            print(f"       · {other}")  # noqa: T201
     return 0
 
 

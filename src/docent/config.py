@@ -104,6 +104,12 @@ class Settings(BaseSettings):
     )
     llm_timeout_seconds: float = Field(60.0, gt=0, le=600)
 
+    gap_log: Path | None = Field(
+        None,
+        validation_alias=AliasChoices("DOCENT_GAP_LOG", "GAP_LOG"),
+        description="Opt-in: append questions that ended in a refusal to this file.",
+    )
+
     # --- sessions and rate limits ---
     session_ttl_seconds: float = Field(1800.0, gt=0, description="Idle time before expiry.")
     session_max_turns: int = Field(10, ge=1, le=100, description="Turns kept per session.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -58,6 +59,8 @@ class KeywordIndex:
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         import bm25s
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG
 
         self.chunks = list(chunks)
         self._bm25 = bm25s.BM25()

@@ -1,0 +1,130 @@
+"""The evaluation harness: `docent eval` end to end on a tiny corpus, with the real pipeline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from docent.chat import ChatTurn
+from docent.config import get_settings, load_settings
+from docent.evaluation.harness import EvalConfig, ask, collection_name, run_eval
+from docent.exit_reasons import REFUSAL
+from docent.runtime import Runtime
+from tests.fakes import GUIDE, FakeRetriever, call
+
+CORPUS = {
+    "index.md": "# Widgetron\n\nWidgetron is a command-line tool that turns spreadsheets into "
+                "charts.\n\n## Installation\n\nInstall Widgetron with `pip install widgetron`. "
+                "It needs Python 3.11 or newer.\n",
+    "guide/cache.md": "# Caching\n\n## The render cache\n\nWidgetron keeps rendered charts in "
+                      "a render cache, so repeated renders of the same spreadsheet are "
+                      "instant.\n\n## Configuring the render cache\n\nSet "
+                      "`WIDGETRON_CACHE_SIZE` to change how many charts the render cache "
+                      "keeps; the default is 128. Set it to 0 to turn the render cache off.\n",
+    "guide/themes.md": "# Themes\n\nCharts use the light theme by default. Pass `--theme dark` "
+                       "to render a chart with the dark theme. Custom themes are TOML files "
+                       "with a palette and a font.\n",
+}
+QUESTIONS = [
+    {"id": "w-1", "question": "How do I install Widgetron?", "gold_sources": ["index.md"],
+     "answer_keywords": ["pip install widgetron"], "type": "howto"},
+    {"id": "w-2", "question": "How many charts does the render cache keep by default?",
+     "gold_sources": ["guide/cache.md"], "answer_keywords": ["128", "WIDGETRON_CACHE_SIZE"],
+     "type": "factual"},
+    {"id": "w-3", "question": "How can I render a chart with the dark theme?",
+     "gold_sources": ["guide/themes.md"], "answer_keywords": ["--theme dark|--theme=dark"],
+     "type": "howto"},
+    {"id": "w-4", "question": "Who painted the Mona Lisa?", "gold_sources": [],
+     "answer_keywords": [], "type": "unanswerable", "absent_terms": ["Mona Lisa"]},
+]
+FOLLOWUPS = [
+    {"id": "w-fu-1", "turns": ["What is the render cache?", "How do I turn it off?"],
+     "gold_sources": ["guide/cache.md"], "answer_keywords": ["0"]},
+]
+
+
+def _write(root: Path) -> tuple[Path, Path, Path]:
+    docs = root / "widgetron" / "docs"
+    for rel, text in CORPUS.items():
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_text(text, encoding="utf-8")
+    qa, fu = root / "qa.jsonl", root / "fu.jsonl"
+    qa.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    fu.write_text("".join(json.dumps(q) + "\n" for q in FOLLOWUPS), encoding="utf-8")
+    return docs, qa, fu
+
+
+async def test_retrieval_is_scored_over_every_retrieved_chunk_not_only_the_cited(settings):
+    """The public response lists cited sources; the harness also sees the full ranking."""
+    from docent.agent.graph import build_graph
+    from tests.fakes import ScriptedChatModel
+
+    model = ScriptedChatModel(steps=[call("tool-call limit turn limit streams"),
+                                     AIMessage("Set DOCENT_MAX_TURNS [2].")])
+    graph = build_graph(model, FakeRetriever(chunks=list(GUIDE)), settings)
+    runtime = Runtime(settings=settings, graph=graph, retriever=FakeRetriever(), model_id="s")
+    run = await ask(runtime, ChatTurn(message="limits?"))
+    assert run.response["exit_reason"] == "COMPLETED"
+    assert [s["n"] for s in run.response["sources"]] == [2]
+    assert len(run.retrieved) == 3 and set(run.retrieved) == {"guide.md", "streaming.md"}
+    assert run.latency_ms > 0
+
+
+def test_collection_name_keeps_the_corpus_apart():
+    assert collection_name(Path("/x/shared/eval/fastapi/docs")) == "eval-fastapi-docs"
+    assert collection_name(Path("/x/shared/eval/somnia/docs")) == "eval-somnia-docs"
+
+
+@pytest.mark.slow
+def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
+    tmp_path, monkeypatch, capsys
+):
+    from docent.cli import main
+
+    docs, qa, fu = _write(tmp_path)
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    out = tmp_path / "out" / "report.json"
+    try:
+        code = main(["eval", "--docs", str(docs), "--qa", str(qa), "--followups", str(fu),
+                     "--out", str(out)])
+    finally:
+        get_settings.cache_clear()
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "w-4" in printed and "recall@1" in printed and "follow-up recall@5" in printed
+
+    report = json.loads(out.read_text())
+    s = report["summary"]
+    for key in ("recall_at_1", "recall_at_5", "mrr_at_10", "keyword_hit_rate",
+                "citation_validity", "refusal_rate_unanswerable", "false_refusal_rate",
+                "followup_recall_at_5"):
+        assert 0.0 <= s[key] <= 1.0, key
+    assert report["config"]["collection"] == "eval-widgetron-docs"
+    assert report["ingest"]["added"] == 3 and report["warnings"] == []
+
+    by_id = {r["id"]: r for r in report["questions"]}
+    # Gold paths (relative to docs/) line up with docent's source_file (relative to the root).
+    assert by_id["w-2"]["gold_rank"] == 1 and by_id["w-2"]["retrieved"][0] == "guide/cache.md"
+    assert by_id["w-2"]["keyword_hit"] and by_id["w-2"]["cites_gold"]
+    assert by_id["w-4"]["refused"] and by_id["w-4"]["response"] == REFUSAL
+    assert by_id["w-4"]["recall_at_5"] is None and s["refusal_rate_unanswerable"] == 1.0
+    assert s["citation_validity"] == 1.0 and s["false_refusal_rate"] == 0.0
+    answerable = [r for r in report["questions"] if r["type"] != "unanswerable"]
+    assert s["recall_at_5"] == sum(r["recall_at_5"] for r in answerable) / len(answerable)
+
+    (pair,) = report["followups"]
+    assert pair["recall_at_5"] and s["followup_recall_at_5"] == 1.0
+    assert pair["first_retrieved"] and pair["retrieved"]
+
+    # A rerun skips the unchanged files and scores the same.
+    settings = load_settings(data_dir=tmp_path / "data")
+    again = run_eval(settings, EvalConfig(docs=docs, qa=qa, followups=fu), progress=False)
+    assert again["ingest"]["added"] == 0 and again["ingest"]["unchanged"] == 3
+    latency = {"latency_p50_ms", "latency_p95_ms", "followup_latency_p50_ms"}
+    assert {k: v for k, v in again["summary"].items() if k not in latency} == {
+        k: v for k, v in s.items() if k not in latency
+    }

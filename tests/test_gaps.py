@@ -1,0 +1,52 @@
+"""The opt-in docs-gap report: refused questions logged, then grouped and counted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from docent.agent.graph import build_graph
+from docent.gaps import group_gaps, read_gaps, record_gap
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
+from tests.http import client_for
+
+
+def test_refused_questions_are_logged_only_when_opted_in(settings, tmp_path):
+    log = tmp_path / "gaps.jsonl"
+    for s, expect in ((settings, False), (settings.model_copy(update={"gap_log": log}), True)):
+        model = ScriptedChatModel(steps=[call("quantum flux"), AIMessage("x"),
+                                         call("tool-call limit"), AIMessage("Set it [1].")])
+        with client_for(build_graph(model, FakeRetriever(chunks=list(GUIDE)), s), s) as c:
+            c.post("/chat", json={"message": "What is quantum flux?"})   # refused
+            c.post("/chat", json={"message": "tool-call limit?"})        # answered
+        assert log.exists() is expect
+    assert read_gaps(log) == ["What is quantum flux?"]
+    assert json.loads(log.read_text())["timestamp"]
+
+
+@pytest.mark.slow
+def test_similar_questions_are_grouped_and_counted(tmp_path):
+    from docent.retrieval.embeddings import MiniLMEmbedder
+
+    questions = ["How do I deploy on Kubernetes?", "Can I run docent on kubernetes?",
+                 "Kubernetes deployment guide?", "Does it support SAML login?"]
+    groups = group_gaps(questions, MiniLMEmbedder(), threshold=0.6)
+    assert [g.count for g in groups] == [3, 1]
+    assert groups[1].example == "Does it support SAML login?"
+
+
+def test_gaps_command_explains_when_there_is_no_log(tmp_path):
+    env = {k: v for k, v in os.environ.items() if "GAP_LOG" not in k}
+    out = subprocess.run([sys.executable, "-m", "docent.cli", "gaps"], capture_output=True,
+                         text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 1 and "DOCENT_GAP_LOG" in out.stderr
+    log = tmp_path / "g.jsonl"
+    record_gap(log, "How do I deploy on Kubernetes?")
+    out = subprocess.run([sys.executable, "-m", "docent.cli", "gaps", "--log", str(log)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0 and "1 refused questions in 1 groups" in out.stdout
