@@ -6,7 +6,8 @@ unanswerable questions refused and of answerable ones falsely refused.
 
     .venv/bin/python bench/calibrate_sufficiency.py [--data-dir DIR] [--k 5]
 
-Reuses collections `eval-<corpus>` under DIR (ingesting if needed, incrementally).
+Reuses `make eval`'s collections `eval-<corpus>-docs` under DIR (ingesting if needed,
+incrementally).
 """
 
 from __future__ import annotations
@@ -27,14 +28,16 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path(".docent"))
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--eval-dir", type=Path, default=EVAL)
-    parser.add_argument("--collection", default="eval-{corpus}", help="name pattern")
+    parser.add_argument("--collection", default="eval-{corpus}-docs",
+                        help="collection name pattern (make eval's by default)")
     args = parser.parse_args()
 
     rows: list[tuple[str, str, bool, float, list[str]]] = []
     for corpus in ("fastapi", "somnia"):
-        settings = load_settings(data_dir=args.data_dir, collection=args.collection.format(corpus=corpus),
-                                 retrieval_cache_size=0, min_coverage=0.0,
-                                 refuse_unknown_names=False)
+        settings = load_settings(
+            data_dir=args.data_dir, collection=args.collection.format(corpus=corpus),
+            retrieval_cache_size=0, min_coverage=0.0, refuse_unknown_names=False,
+        )
         ingest_path(args.eval_dir / corpus / "docs", settings, progress=False)
         retriever = build_retriever(settings)
         for line in (args.eval_dir / corpus / "qa_dev.jsonl").read_text().splitlines():

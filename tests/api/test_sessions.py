@@ -8,10 +8,10 @@ import uuid
 
 from langchain_core.messages import AIMessage
 
-from docent.sessions import InMemorySessions
-from tests.fakes import FakeRetriever, GUIDE, ScriptedChatModel, call
-from tests.http import client_for
 from docent.agent.graph import build_graph
+from docent.sessions import InMemorySessions
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
+from tests.http import client_for
 
 
 def answering(text: str = "Set it [1]."):
