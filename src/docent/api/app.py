@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -65,7 +66,11 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.runtime = build(settings)
+        runtime = build(settings)
+        warm_up = getattr(runtime.retriever, "warm_up", None)
+        if warm_up is not None:  # so the first question doesn't pay for loading the model
+            await asyncio.to_thread(warm_up)
+        app.state.runtime = runtime
         app.state.gate = ChatGate(settings)
         yield
 

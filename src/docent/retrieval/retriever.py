@@ -144,6 +144,11 @@ class HybridRetriever:
             for i in top
         ]
 
+    def warm_up(self) -> None:
+        """Load the embedding model and build the keyword index now, not on the first search."""
+        self.embedder.embed(["warm up"])
+        self.keyword_index()
+
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
         """The BM25 index of the collection's contents, rebuilt when its fingerprint moves."""
         fingerprint = fingerprint if fingerprint is not None else self.store.fingerprint()
