@@ -24,9 +24,11 @@ class Runtime:
 
 def build_runtime(settings: Settings) -> Runtime:
     """Open the store, load the embedder lazily, build the model and compile the graph."""
+    from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.retriever import build_retriever
 
-    retriever = build_retriever(settings)
-    chain = build_chat_models(settings)
+    embedder = MiniLMEmbedder()  # one model, shared by the retriever and the extractive answerer
+    retriever = build_retriever(settings, embedder)
+    chain = build_chat_models(settings, embed=embedder.embed)
     graph = build_graph(chain, retriever, settings)
     return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id)

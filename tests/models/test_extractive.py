@@ -7,7 +7,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 from docent.agent.tools import SEARCH_TOOL, make_search_tool
 from docent.exit_reasons import REFUSAL
 from docent.models.extractive import ExtractiveChatModel, compose_answer, condense_query
-from docent.models.text import parse_references, split_units
+from docent.models.text import Reference, parse_references
+from docent.models.units import split_units
 from tests.fakes import FakeRetriever
 
 TOOL_TEXT = """[1] Configuration > Guards (configuration.md)
@@ -63,8 +64,8 @@ def test_refuses_on_empty_search_and_on_irrelevant_passages():
 
 
 def test_page_chrome_and_headings_are_not_answer_sentences():
-    units = [u for u, _ in split_units("## Title\nReal sentence here. Copy\n\nPrevious\n")]
-    assert "## Title" not in units and "Real sentence here." in units[0]
+    units = [u.text for u in split_units("## Title\nReal sentence here. Copy\n\nPrevious\n")]
+    assert units == ["Real sentence here."]
 
 
 def test_follow_up_questions_are_condensed_with_the_previous_one():
@@ -88,3 +89,168 @@ def test_sentences_split_on_any_case_but_not_after_abbreviations():
         "docent cites sources.", "it refuses, e.g. when nothing matches.", 'Then "done."']
     assert sentences("The default is 3. The limit is per run.") == [
         "The default is 3.", "The limit is per run."]
+
+
+# Answer units: what a passage is cut into before sentences are chosen.
+
+
+def test_docs_builder_directives_and_link_only_lines_are_not_units():
+    body = (
+        "Use the limit like this:\n\n"
+        "{* ../../docs_src/limits/tutorial001.py hl[3] *}\n\n"
+        "{!../../docs_src/limits/style.css!}\n\n"
+        "::: docent.limits.Limit\n\n"
+        "/// tip\n\nThe limit is per run.\n\n///\n\n"
+        "1. [Guide](/guide)\n  2. [Limits](/guide/limits)\n\n"
+        "[https://example.org/limits](https://example.org/limits)\n\n"
+        '<div class="termy">\n\n'
+    )
+    assert [u.text for u in split_units(body)] == ["Use the limit like this:", "The limit is per run."]
+
+
+def test_table_rows_and_list_items_are_units_of_their_own():
+    body = (
+        "| Setting | Default |\n|---|---|\n| `MAX_TURNS` | 6 |\n| `MAX_TOOL_CALLS` | 3 |\n\n"
+        "The guards are:\n\n* **Turns:** six model calls\n* **Tools:** three searches, then stop"
+    )
+    units = split_units(body)
+    assert [(u.kind, u.text) for u in units] == [
+        ("row", "`MAX_TURNS` — Default: 6"),
+        ("row", "`MAX_TOOL_CALLS` — Default: 3"),
+        ("prose", "The guards are:"),
+        ("item", "**Turns:** six model calls"),
+        ("item", "**Tools:** three searches, then stop"),
+    ]
+    assert units[0].block == units[1].block != units[3].block == units[4].block
+
+
+def test_a_table_flattened_to_one_cell_a_line_is_rebuilt():
+    body = "Retention\n\nDays\n\nLogs\n\n7\n\nTraces\n\n14\n\nMetrics\n\n30"
+    assert [u.text for u in split_units(body)] == [
+        "Logs — Days: 7", "Traces — Days: 14", "Metrics — Days: 30"]
+
+
+def test_an_indented_code_block_is_code():
+    body = "Add the network:\n\n    networks: {\n      local: { url: 'http://x' }\n    }\n\nDone now."
+    units = split_units(body)
+    assert [u.kind for u in units] == ["prose", "code", "prose"]
+    assert units[1].text.startswith("```\nnetworks: {")
+
+
+def test_topic_drops_site_suffix_and_markup():
+    assert Reference(1, "Guide > **Limits** (a.md)", "").topic == "Limits"
+    assert Reference(1, "Limits | Guide | Docent Docs (a.md)", "").topic == "Limits"
+
+
+# Composition: which units answer, and how they are laid out.
+
+
+def fake_embed(topics):
+    """Texts to one-hot vectors by the first topic word they contain (a stand-in for MiniLM)."""
+    import numpy as np
+
+    def embed(texts):
+        out = np.zeros((len(texts), len(topics) + 1), dtype=np.float32)
+        for row, text in enumerate(texts):
+            hit = next((i for i, t in enumerate(topics) if t in text.lower()), len(topics))
+            out[row, hit] = 1.0
+        return out
+
+    return embed
+
+
+CORS_TEXT = """[1] Cross-origin requests (cors.md)
+A frontend on localhost:3000 calling an API on localhost:8000 is a different origin.
+
+Enable the `OriginsMiddleware` and list the origins in `allowed_origins`.
+
+[2] Webhooks (webhooks.md)
+A webhook lets the API call localhost apps of its users when events happen."""
+
+
+def test_sentences_are_chosen_by_meaning_not_only_by_shared_words():
+    question = "My app on localhost:3000 is blocked by the browser. How do I allow it?"
+    embed = fake_embed(["origin", "browser", "webhook"])  # question and answer: one topic
+    answer = compose_answer(question.replace("browser", "origin"), parse_references(CORS_TEXT), embed)
+    assert answer.startswith("## Cross-origin requests")
+    assert "`OriginsMiddleware`" in answer and "`allowed_origins`" in answer
+    assert "[2]" not in answer  # the off-topic passage gives no key point
+
+
+def test_the_list_an_intro_sentence_announces_comes_with_it():
+    text = """[1] Guards (guards.md)
+Every run is bounded by three guards:
+
+* a turn limit of six model calls
+* a tool-call limit of three searches
+* a context limit of twelve thousand characters
+
+Unrelated sentence about logging output."""
+    answer = compose_answer("What guards bound a run?", parse_references(text))
+    assert answer.startswith(
+        "## Guards\n\nEvery run is bounded by three guards: [1]\n\n"
+        "- a turn limit of six model calls [1]\n"
+        "- a tool-call limit of three searches [1]\n"
+        "- a context limit of twelve thousand characters [1]"
+    )
+
+
+def test_a_list_announced_by_a_key_point_is_nested_under_it():
+    text = """[1] Limits (limits.md)
+Every run has limits on turns and searches.
+
+The search limits are as follows:
+
+* three searches a run
+* retries never count"""
+    answer = compose_answer("What are the run limits and search limits?", parse_references(text))
+    assert "- The search limits are as follows: [1]\n  - three searches a run [1]\n" in answer
+
+
+def test_a_short_follow_up_sentence_stays_with_its_sentence():
+    text = """[1] Partial updates (updates.md)
+Partial updates keep only the fields the client sent, not their defaults. Use `skip_unset=True`.
+
+Other passages discuss full replacement of records."""
+    answer = compose_answer("How do partial updates keep only sent fields?", parse_references(text))
+    assert "not their defaults. Use `skip_unset=True`. [1]" in answer
+
+
+def test_the_code_block_a_sentence_introduces_is_the_example():
+    text = """[1] Secrets (secrets.md)
+Generate a random signing secret with the command:
+
+```console
+$ head -c 32 /dev/urandom | base64
+```
+
+Keep the signing secret out of version control."""
+    answer = compose_answer("How do I generate a signing secret?", parse_references(text))
+    assert "Example [1]:\n\n```console\n$ head -c 32 /dev/urandom | base64\n```" in answer
+
+
+def test_the_model_and_the_factory_pass_the_embedder_to_composition(settings):
+    from docent.models.factory import build_chat_models
+
+    calls = []
+
+    def embed(texts):
+        calls.append(texts)
+        return fake_embed(["limit"])(texts)
+
+    model = build_chat_models(settings.model_copy(update={"provider": "extractive"}), embed=embed)
+    extractive = model[-1].model
+    assert isinstance(extractive, ExtractiveChatModel) and extractive.embed is embed
+    messages = [HumanMessage("How do I change the tool-call limit?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "1"}]),
+                ToolMessage(TOOL_TEXT, tool_call_id="1")]
+    answer = extractive.bind_tools([make_search_tool(FakeRetriever(), 5)]).invoke(messages).content
+    assert "DOCENT_MAX_TOOL_CALLS" in answer
+    assert calls and calls[0][0] == "How do I change the tool-call limit?"
+
+
+def test_a_quoted_sentence_inside_a_sentence_does_not_end_it():
+    from docent.models.text import sentences
+
+    assert sentences('The reply "Nothing found." is always the same. Then more.') == [
+        'The reply "Nothing found." is always the same.', "Then more."]

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -28,16 +26,16 @@ from langchain_core.messages import (
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
 
 from docent.exit_reasons import REFUSAL
-from docent.models.text import Reference, parse_references, split_units, terms
+from docent.models.compose import Embed, compose_answer
+from docent.models.text import parse_references, terms
 from docent.prompts import REASK_MESSAGE, SELECTION_HEADER
 
 _FOLLOWUP_WORDS = frozenset(
     "it its this that these those they them their there one ones he she his her".split()
 )
-_MAX_CODE_LINES = 30
-_MAX_UNIT_CHARS = 600
 
 
 def split_selection(text: str) -> tuple[str, str]:
@@ -59,64 +57,12 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     return question
 
 
-def compose_answer(question: str, refs: Sequence[Reference]) -> str:
-    """A cited markdown answer from the passages, or the refusal when none is relevant."""
-    wanted = set(terms(question))
-    units = [
-        (ref, pos, text, is_code)
-        for ref in refs
-        for pos, (text, is_code) in enumerate(split_units(ref.body))
-        if is_code or len(text) <= _MAX_UNIT_CHARS
-    ]
-    unit_terms = [set(terms(text)) for _, _, text, _ in units]
-    df = Counter(t for ts in unit_terms for t in ts & wanted)
-    idf = {t: math.log(1 + len(units) / df[t]) for t in df}
-
-    scored = []
-    for (ref, pos, text, is_code), ts in zip(units, unit_terms, strict=True):
-        overlap = ts & wanted
-        if not overlap:
-            continue
-        score = sum(idf[t] for t in overlap) / (1 + 0.15 * math.log(1 + len(ts)))
-        score += 0.3 / ref.n  # earlier (better-ranked) passages win ties
-        scored.append((score, ref, pos, text, is_code, frozenset(ts)))
-    prose = sorted((s for s in scored if not s[4]), key=lambda s: -s[0])
-    if not prose:
-        return REFUSAL
-
-    picked: list[tuple[float, Reference, int, str, bool, frozenset[str]]] = []
-    for cand in prose:
-        if len(picked) == 4:
-            break
-        if all(_jaccard(cand[5], p[5]) < 0.7 and cand[3] != p[3] for p in picked):
-            picked.append(cand)
-    lead, rest = picked[0], sorted(picked[1:], key=lambda s: (s[1].n, s[2]))
-
-    # One short example, from a passage the answer already quotes, when it is on topic.
-    quoted = {p[1].n for p in picked}
-    code = [
-        s
-        for s in sorted((s for s in scored if s[4]), key=lambda s: -s[0])
-        if s[1].n in quoted and s[3].count("\n") <= _MAX_CODE_LINES and s[0] >= 0.25 * lead[0]
-    ][:1]
-
-    parts = [f"## {lead[1].topic}", "", f"{lead[3]} [{lead[1].n}]"]
-    if code:
-        parts += ["", f"Example [{code[0][1].n}]:", "", code[0][3]]
-    if rest:
-        parts += ["", "### Key Points", ""]
-        parts += [f"- {s[3]} [{s[1].n}]" for s in rest]
-    return "\n".join(parts)
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / max(1, len(a | b))
-
-
 class ExtractiveChatModel(BaseChatModel):
     """The built-in offline answerer; see the module docstring."""
 
     model_name: str = "extractive"
+    embed: Embed | None = Field(default=None, exclude=True)
+    """Sentence embedder for scoring units by meaning; without one, by words alone."""
 
     @property
     def _llm_type(self) -> str:
@@ -151,7 +97,7 @@ class ExtractiveChatModel(BaseChatModel):
             )
         refs = [r for text in tool_texts for r in parse_references(text)]
         framed = f"{question} {selection}" if selection else question
-        return AIMessage(compose_answer(framed, refs) if refs else REFUSAL)
+        return AIMessage(compose_answer(framed, refs, self.embed) if refs else REFUSAL)
 
     def _generate(
         self,

@@ -8,6 +8,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from docent.config import Provider, Settings
+from docent.models.compose import Embed
 from docent.models.extractive import ExtractiveChatModel
 
 
@@ -19,12 +20,16 @@ class NamedModel:
     model: BaseChatModel
 
 
-def build_chat_models(settings: Settings) -> list[NamedModel]:
-    """One model per provider of `settings.provider_chain`, in order."""
-    return [_build(provider, settings) for provider in settings.provider_chain]
+def build_chat_models(settings: Settings, embed: Embed | None = None) -> list[NamedModel]:
+    """One model per provider of `settings.provider_chain`, in order.
+
+    `embed` (the retriever's sentence embedder) lets the extractive model score sentences by
+    meaning; without it, it scores them by words alone.
+    """
+    return [_build(provider, settings, embed) for provider in settings.provider_chain]
 
 
-def _build(provider: Provider, settings: Settings) -> NamedModel:
+def _build(provider: Provider, settings: Settings, embed: Embed | None = None) -> NamedModel:
     if provider == "gemini":
         from langchain_google_genai import ChatGoogleGenerativeAI  # heavy: only when chosen
 
@@ -50,4 +55,4 @@ def _build(provider: Provider, settings: Settings) -> NamedModel:
             max_retries=0,
         )
         return NamedModel(f"openai:{settings.openai_model}", openai)
-    return NamedModel("extractive", ExtractiveChatModel())
+    return NamedModel("extractive", ExtractiveChatModel(embed=embed))

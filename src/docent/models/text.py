@@ -48,6 +48,9 @@ def sentences(text: str) -> list[str]:
         piece = text[start : m.end()].strip()
         if _ABBREVIATION.search(text[start : m.start()].rstrip("\"')]")):
             continue
+        # A quoted sentence inside a sentence: `The text "Done." is shown.`
+        if m.group().strip() and text[m.end() : m.end() + 1].islower():
+            continue
         out.append(piece)
         start = m.end()
     tail = text[start:].strip()
@@ -67,7 +70,10 @@ class Reference:
     @property
     def topic(self) -> str:
         where = self.heading.rsplit(" (", 1)[0]
-        return where.split(" > ")[-1].strip() or where
+        topic = where.split(" > ")[-1].strip() or where
+        # Crawled titles carry the site ("Page | Section | Site") and markup (`**`, `\.`).
+        topic = topic.split(" | ")[0].replace("**", "")
+        return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", topic).strip() or where
 
 
 def parse_references(tool_text: str) -> list[Reference]:
@@ -78,47 +84,3 @@ def parse_references(tool_text: str) -> list[Reference]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(tool_text)
         refs.append(Reference(int(m.group(1)), m.group(2), tool_text[m.end() : end].strip()))
     return refs
-
-
-def split_units(body: str) -> list[tuple[str, bool]]:
-    """A passage as answer units: sentences, list items and whole code blocks.
-
-    Returns (unit, is_code). Headings and table rules are dropped.
-    """
-    units: list[tuple[str, bool]] = []
-    lines = body.splitlines()
-    i = 0
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        text = " ".join(paragraph).strip()
-        paragraph.clear()
-        if text:
-            units.extend((s, False) for s in sentences(text))
-
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        fence = re.match(r"^(`{3,}|~{3,})", stripped)
-        if fence:
-            flush()
-            marker = fence.group(1)
-            block = [line]
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(marker):
-                block.append(lines[i])
-                i += 1
-            if i < len(lines):
-                block.append(lines[i])
-            units.append(("\n".join(block), True))
-        elif not stripped or stripped.startswith("#") or re.fullmatch(r"[|:\- ]+", stripped):
-            flush()
-        elif re.match(r"^([-*+]|\d+[.)])\s+", stripped):
-            flush()
-            paragraph.append(re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped))
-            flush()
-        else:
-            paragraph.append(stripped)
-        i += 1
-    flush()
-    return units

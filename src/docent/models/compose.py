@@ -1,0 +1,250 @@
+"""Compose a cited markdown answer from retrieved passages, extractively.
+
+Every passage is cut into units (sentences, list items, table rows, code blocks). Each unit
+is scored against the question by meaning (cosine of MiniLM vectors, when an embedder is
+given) and by words (IDF-weighted overlap), with a prior for better-ranked passages. The
+best unit leads; its neighbours that belong with it (the list an "as follows:" sentence
+introduces, the next sentence of the paragraph) and the best units of the passages that
+are relevant enough become the key points, in document order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from docent.exit_reasons import REFUSAL
+from docent.models.text import Reference, terms
+from docent.models.units import Unit, split_units
+
+Embed = Callable[[list[str]], np.ndarray]
+"""Texts to L2-normalised row vectors (`MiniLMEmbedder.embed`)."""
+
+_MAX_UNIT_CHARS = 600
+_MAX_CODE_LINES = 30
+_MAX_POINTS = 8
+# Score = cosine(question, unit) + _W_LEX * lexical (0..1) + a prior by passage rank.
+# Without an embedder the lexical score alone (weight 1) decides. Measured on the
+# development sets of both eval corpora (bench/results); see the notes in CONTRACT.md.
+_W_LEX = 0.35
+_RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
+# Only this many prose units are embedded (most likely first: words, then rank): MiniLM
+# costs ~0.4 ms a token on two cores, and each unit is cut to _EMBED_CHARS.
+_MAX_EMBEDDED = 16
+_EMBED_CHARS = 200
+_EMBED_GROUP = 4
+_PREFILTER_PRIOR = 3.0
+# Key points come from passages whose best unit scores >= _PASSAGE_SHARE of the lead's,
+# units scoring >= _POINT_SHARE of it (_TOP_SHARE in the lead's own passage).
+_PASSAGE_SHARE = 0.8
+_POINT_SHARE = 0.6
+_TOP_SHARE = 0.4
+# A selected sentence takes the next one of its paragraph along when that one is short.
+_TAIL_CHARS = 120
+# A code block nobody introduces is shown only when it scores this share of the lead's.
+_CODE_SHARE = 0.8
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of one passage with its scores."""
+
+    ref: Reference
+    pos: int
+    unit: Unit
+    terms: frozenset[str]
+    lex: float = 0.0
+    score: float = 0.0
+
+
+def compose_answer(question: str, refs: Sequence[Reference], embed: Embed | None = None) -> str:
+    """A cited markdown answer from the passages, or the refusal when none is relevant."""
+    cands = _candidates(refs)
+    wanted = set(terms(question))
+    if not any(c.terms & wanted for c in cands if not c.unit.is_code):
+        return REFUSAL
+    cands = _score(question, wanted, cands, embed)
+    lead = max((c for c in cands if not c.unit.is_code), key=lambda c: c.score)
+    points = _key_points(lead, cands)
+    code = _example(cands, lead, points)
+
+    picked = [lead, *points]
+    listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
+    under_lead = [c for c in points if listed.get(id(c)) is lead]
+    points = [c for c in points if listed.get(id(c)) is not lead]
+
+    parts = [f"## {lead.ref.topic}", "", f"{_with_tail(lead, cands, picked)} [{lead.ref.n}]"]
+    if under_lead:  # the list the lead announces, right below it
+        parts += ["", *(f"- {c.unit.text} [{c.ref.n}]" for c in under_lead)]
+    if code:
+        parts += ["", f"Example [{code.ref.n}]:", "", code.unit.text]
+    if points:
+        parts += ["", "### Key Points", ""]
+        for c in points:
+            nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
+            parts.append(f"{nest}- {_with_tail(c, cands, picked)} [{c.ref.n}]")
+    return "\n".join(parts)
+
+
+def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """The list items or rows a sentence ending in ":" announces."""
+    if not intro.unit.text.rstrip().endswith(":"):
+        return []
+    return [c for c in _neighbours(intro, cands) if c.unit.kind in ("item", "row")]
+
+
+def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """What goes with the lead, then the best units of relevant passages, in document order."""
+    prose = [c for c in cands if not c.unit.is_code]
+    best: dict[int, float] = {}
+    for c in prose:
+        best[c.ref.n] = max(best.get(c.ref.n, 0.0), c.score)
+    relevant = {n for n, score in best.items() if score >= _PASSAGE_SHARE * lead.score}
+
+    def enough(c: Candidate) -> bool:
+        share = _TOP_SHARE if c.ref.n == lead.ref.n else _POINT_SHARE
+        return c.ref.n in relevant and c.score >= share * lead.score
+
+    points = [c for c in _neighbours(lead, cands) if not c.unit.is_code]
+    for c in sorted(filter(enough, prose), key=lambda c: -c.score):
+        if len(points) >= _MAX_POINTS:
+            break
+        if c is not lead and all(_distinct(c, p) for p in [lead, *points]):
+            points.append(c)
+            if c.unit.text.rstrip().endswith(":"):  # and the list it introduces
+                points += [
+                    f
+                    for f in _neighbours(c, cands)
+                    if not f.unit.is_code and f not in points and f is not lead
+                ]
+    return sorted(points[:_MAX_POINTS], key=lambda c: (c.ref.n, c.pos))
+
+
+def _with_tail(c: Candidate, cands: list[Candidate], picked: list[Candidate]) -> str:
+    """The unit's text, and the next sentence of its paragraph when that one is short.
+
+    Docs often put the fact in a short follow-up ("To do it, set `x=True`.").
+    """
+    if c.unit.kind != "prose":
+        return c.unit.text
+    nxt = next((d for d in cands if d.ref.n == c.ref.n and d.pos == c.pos + 1), None)
+    if (
+        nxt is None
+        or nxt in picked
+        or nxt.unit.kind != "prose"
+        or nxt.unit.block != c.unit.block
+        or len(nxt.unit.text) > _TAIL_CHARS
+    ):
+        return c.unit.text
+    return f"{c.unit.text} {nxt.unit.text}"
+
+
+def _candidates(refs: Sequence[Reference]) -> list[Candidate]:
+    return [
+        Candidate(ref, pos, unit, frozenset(terms(unit.text)))
+        for ref in refs
+        for pos, unit in enumerate(split_units(ref.body))
+        if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
+    ]
+
+
+def _score(
+    question: str, wanted: set[str], cands: list[Candidate], embed: Embed | None
+) -> list[Candidate]:
+    df = Counter(t for c in cands for t in c.terms & wanted)
+    idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
+    lex = [
+        sum(idf[t] for t in c.terms & wanted) / (1 + 0.15 * math.log(1 + len(c.terms)))
+        for c in cands
+    ]
+    top = max(lex) or 1.0
+    if embed is not None:
+        # Code is scored by its words and by the sentence that introduces it: embedding it
+        # costs the most tokens and says the least.
+        idx = [i for i, c in enumerate(cands) if not c.unit.is_code]
+        if len(idx) > _MAX_EMBEDDED:
+            # Embedding costs time by the token: only the likeliest units are read by meaning.
+            keep = sorted(idx, key=lambda i: -(lex[i] / top + _PREFILTER_PRIOR * _prior(cands[i])))
+            idx = sorted(keep[:_MAX_EMBEDDED])
+        vectors = _embed_grouped(embed, [question, *(_embed_text(cands[i]) for i in idx)])
+        sims = dict(zip(idx, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+        sem = [sims.get(i, sims.get(i - 1, 0.0)) for i in range(len(cands))]
+    else:
+        sem = [0.0] * len(cands)
+    w_lex = _W_LEX if embed is not None else 1.0
+    out = []
+    for c, lx, sm in zip(cands, lex, sem, strict=True):
+        prior = _prior(c)
+        score = sm + w_lex * lx / top + prior
+        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, lx / top, score))
+    return out
+
+
+def _embed_grouped(embed: Embed, texts: list[str]) -> np.ndarray:
+    """`embed(texts)`, in small groups of similar length: a batch is padded to its longest
+    text, so one big batch of short and long sentences costs far more (measured: ~40%)."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    rows: dict[int, np.ndarray] = {}
+    for start in range(0, len(order), _EMBED_GROUP):
+        group = order[start : start + _EMBED_GROUP]
+        for i, vector in zip(group, embed([texts[i] for i in group]), strict=True):
+            rows[i] = vector
+    return np.stack([rows[i] for i in range(len(texts))])
+
+
+def _prior(c: Candidate) -> float:
+    return _RANK_PRIOR[c.ref.n - 1] if 0 < c.ref.n <= len(_RANK_PRIOR) else 0.0
+
+
+def _embed_text(c: Candidate) -> str:
+    text = c.unit.text[:_EMBED_CHARS]
+    # Rows and items are terse ("Refresh: 120 seconds"): the section says what they describe.
+    if c.unit.kind in ("row", "item"):
+        return f"{c.ref.topic}: {text}"
+    return text
+
+
+def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """What belongs with a unit: what it introduces ("as follows:"), or the sentences
+    around it that score close to it."""
+    same = [c for c in cands if c.ref.n == lead.ref.n]
+    at = same.index(lead)
+    out: list[Candidate] = []
+    if lead.unit.text.rstrip().endswith(":"):
+        follow = same[at + 1 :]
+        if follow and follow[0].unit.is_code:
+            return follow[:1]
+        follow = [c for c in follow if c.unit.kind in ("item", "row")]
+        block = follow[0].unit.block if follow else -1
+        out += [c for c in follow if c.unit.block == block][:_MAX_POINTS]
+    else:
+        for c in (same[at - 1] if at else None, same[at + 1] if at + 1 < len(same) else None):
+            if c is not None and c.unit.block == lead.unit.block and c.score >= 0.5 * lead.score:
+                out.append(c)
+    return out
+
+
+def _distinct(a: Candidate, b: Candidate) -> bool:
+    if a.unit.text == b.unit.text:
+        return False
+    return len(a.terms & b.terms) / max(1, len(a.terms | b.terms)) < 0.7
+
+
+def _example(cands: list[Candidate], lead: Candidate, points: list[Candidate]) -> Candidate | None:
+    """One short code block: the one right after the lead or a key point (or its tail
+    sentence), else the best on-topic one of a quoted passage."""
+    short = [c for c in cands if c.unit.is_code and c.unit.text.count("\n") <= _MAX_CODE_LINES]
+    at = {(c.ref.n, c.pos): c for c in cands}
+    for intro in sorted([lead, *points], key=lambda c: -c.score):
+        nxt = at.get((intro.ref.n, intro.pos + 1))
+        if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
+            nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
+        if nxt in short:
+            return nxt
+    quoted = {lead.ref.n, *(p.ref.n for p in points)}
+    code = [c for c in short if c.ref.n in quoted and c.score >= _CODE_SHARE * lead.score]
+    return max(code, key=lambda c: c.score, default=None)

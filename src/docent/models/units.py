@@ -1,0 +1,235 @@
+"""A passage cut into answer units: sentences, list items, table rows and code blocks.
+
+Docs-builder markup (mkdocs includes, admonition fences), link-only lines, page chrome and
+headings are not units; tables a crawl flattened to one cell a line are put back together.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Literal
+
+from docent.models.text import sentences
+
+UnitKind = Literal["prose", "item", "row", "code"]
+
+# Lines that are markup for the docs builder, not text: mkdocs includes (`{* file *}`,
+# `{!file!}`), mkdocstrings (`::: module.Name`), admonition fences (`/// tip`, `!!! note`),
+# thematic breaks and table rules.
+_DIRECTIVE = re.compile(
+    r"^(\{\*.*\*\}|\{!.*!\}|:::.*|///.*|!!!.*|\?\?\?.*|(\*\s*){3,}|(-\s*){3,}|[|:\- ]+)$"
+)
+_LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
+_HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
+_CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_URL = re.compile(r"<?https?://\S+>?")
+_MAX_ITEM_CHARS = 400
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One candidate answer piece of a passage.
+
+    `block` numbers the paragraph, list, table or code block it came from, so neighbours
+    that belong together can be found.
+    """
+
+    text: str
+    kind: UnitKind
+    block: int
+
+    @property
+    def is_code(self) -> bool:
+        return self.kind == "code"
+
+
+def is_chrome(text: str) -> bool:
+    """A unit with no content of its own: only links or URLs, a bare label or a heading-like line.
+
+    Link-only lines (breadcrumbs, "see also" lists), one- or two-word lines ("Copy",
+    "Previous"), a bold line standing in for a heading, and questions (FAQ headings).
+    """
+    if re.fullmatch(r"\*\*[^*]+\*\*:?", text.strip()) or text.rstrip("*_ ").endswith("?"):
+        return True
+    rest = _URL.sub(" ", _LINK.sub(" ", text))
+    if sum(1 for w in re.findall(r"\w+", rest) if re.search(r"[A-Za-z]", w)) < 2:
+        return True
+    linked = sum(len(m.group(1)) for m in _LINK.finditer(text))
+    return linked > 0.6 * len(text.strip()) and len(re.findall(r"\w+", rest)) < 4
+
+
+def _is_label(text: str) -> bool:
+    """A short line without a sentence's end, such as a table cell or a caption."""
+    return len(text.split()) < 4 and not text.rstrip("*_`").endswith((".", "!", ":"))
+
+
+def split_units(body: str) -> list[Unit]:
+    """A passage as answer units: sentences, list items, table rows and whole code blocks.
+
+    Headings, table rules, docs-builder directives and link-only or one-word lines are
+    dropped. A list item or table row stays one unit (long items are split into sentences);
+    the items of one list, or the rows of one table, share a block.
+    """
+    units: list[Unit] = []
+    lines = _rebuild_tables(body.splitlines())
+    paragraph: list[str] = []
+    header: list[str] = []
+    block = 0
+
+    def add(text: str, kind: UnitKind) -> None:
+        nonlocal block
+        # A new paragraph or code block, or a list/table after something else, starts a block.
+        if units and (kind in ("prose", "code") or units[-1].kind != kind):
+            block += 1
+        if kind == "code" or not is_chrome(text):
+            units.append(Unit(text, kind, block))
+
+    def flush() -> None:
+        text = " ".join(paragraph).strip()
+        paragraph.clear()
+        if text:
+            kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
+            if kept:
+                add(kept[0], "prose")
+                units.extend(Unit(s, "prose", units[-1].block) for s in kept[1:])
+
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        fence = re.match(r"^(`{3,}|~{3,})", stripped)
+        if fence:
+            flush()
+            code = [lines[i]]
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(fence.group(1)):
+                code.append(lines[i])
+                i += 1
+            if i < len(lines):
+                code.append(lines[i])
+            add("\n".join(code), "code")
+        elif stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1:
+            flush()
+            is_rule = re.fullmatch(r"[|:\- ]+", stripped)
+            is_header = i + 1 < len(lines) and re.fullmatch(r"[|:\- ]+", lines[i + 1].strip())
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if is_header:
+                header = cells
+            elif not is_rule:
+                add(_row_text(cells, header), "row")
+        elif _indented_code(lines, i):
+            # An indented code block (crawled pages lose their fences): up to the next
+            # line that is neither blank nor indented.
+            flush()
+            code = []
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("    ", "\t"))):
+                code.append(lines[i])
+                i += 1
+            i -= 1
+            add("```\n" + textwrap.dedent("\n".join(code)).strip("\n") + "\n```", "code")
+        elif (
+            not stripped
+            or stripped.startswith("#")
+            or _DIRECTIVE.fullmatch(stripped)
+            or _HTML_ONLY.fullmatch(stripped)
+        ):
+            flush()
+        elif _LIST_ITEM.match(stripped):
+            flush()
+            item = _LIST_ITEM.sub("", stripped)
+            # A wrapped item continues on the following indented lines that start nothing new.
+            while (
+                i + 1 < len(lines)
+                and lines[i + 1].startswith((" ", "\t"))
+                and lines[i + 1].strip()
+                and not _LIST_ITEM.match(lines[i + 1].strip())
+                and not re.match(r"^(`{3,}|~{3,}|\|)", lines[i + 1].strip())
+            ):
+                i += 1
+                item += " " + lines[i].strip()
+            for piece in [item] if len(item) <= _MAX_ITEM_CHARS else sentences(item):
+                add(piece, "item")
+        else:
+            paragraph.append(stripped)
+        i += 1
+    flush()
+    return units
+
+
+def _row_text(cells: list[str], header: list[str]) -> str:
+    """A table row as text, each value after the first named by its column."""
+    if len(header) != len(cells):
+        return " — ".join(c for c in cells if c)
+    rest = [f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=True) if c]
+    return " — ".join([cells[0], *rest] if cells[0] else rest)
+
+
+_CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
+_NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
+
+
+def _rebuild_tables(lines: list[str]) -> list[str]:
+    """Tables that a crawl flattened to one short line per cell, back as pipe tables.
+
+    A run of six or more one-line paragraphs is a table when, after a header of p cells,
+    the cells fall into rows of p whose numeric columns repeat (the smallest such p wins).
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        cells: list[tuple[str, int]] = []
+        j = i
+        while j < len(lines):
+            text = lines[j].strip()
+            if not text:
+                j += 1
+                continue
+            alone = (j == 0 or not lines[j - 1].strip()) and (
+                j + 1 >= len(lines) or not lines[j + 1].strip()
+            )
+            if not (alone and _CELL.match(text) and not text.endswith((".", ":"))):
+                break
+            cells.append((text, j))
+            j += 1
+        found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
+        if found:
+            table, used = found
+            out += ["", *table, ""]
+            i = cells[used - 1][1] + 1
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
+
+
+def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
+    """Pipe-table lines for the leading cells that form a table, and how many it used."""
+    for p in range(2, 6):
+        header, body = cells[:p], cells[p:]
+        if any(_NUMERIC.match(h) for h in header) or len(body) < 2 * p:
+            continue
+        rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
+        pattern = [bool(_NUMERIC.match(c)) for c in rows[0]]
+        if not any(pattern) or pattern[0]:
+            continue
+        good = 0
+        while good < len(rows) and [bool(_NUMERIC.match(c)) for c in rows[good]] == pattern:
+            good += 1
+        if good >= 2:
+            table = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * p]
+            table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
+            return table, p + good * p
+    return None
+
+
+def _indented_code(lines: list[str], i: int) -> bool:
+    """Whether an indented code block starts at line `i`: after a blank line, indented by
+    four or more, not a list item, and code-like (braces, `=`, `;`, comments, a prompt)."""
+    line = lines[i]
+    if not line.startswith(("    ", "\t")) or _LIST_ITEM.match(line.strip()):
+        return False
+    if i and lines[i - 1].strip():
+        return False
+    return bool(_CODE_HINT.search(line))
