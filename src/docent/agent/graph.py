@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from docent.agent.citations import enforce_citations
 from docent.agent.context import fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
+from docent.agent.model_chain import ModelChain, log_retry
 from docent.agent.retry import retrying
 from docent.agent.sanitize import strip_internal_metadata
 from docent.agent.state import AgentState, InputState, OutputState
@@ -57,15 +58,6 @@ log = logging.getLogger(__name__)
 GRAPH_NAME = "docent"
 
 
-def model_id_of(model: BaseChatModel) -> str:
-    """A stable name for a model, used in cache keys and response metadata."""
-    for attr in ("model_name", "model"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return model._llm_type
-
-
 def _stop(reason: ExitReason, **extra: Any) -> dict[str, Any]:
     return {"exit_reason": reason, "response": CANNED[reason], **extra}
 
@@ -82,49 +74,8 @@ def build_graph(
     Tests pass fakes. With a chain, each model is tried in order, after its own retries.
     """
     search_tool = make_search_tool(retriever, settings.top_k)
-    chain = (
-        [NamedModel(model_id or model_id_of(model), model)]
-        if isinstance(model, BaseChatModel)
-        else list(model)
-    )
-    if not chain:
-        raise ValueError("build_graph needs at least one model")
-    with_tools = {m.id: m.model.bind_tools([search_tool]) for m in chain}
+    chain = ModelChain(model, [search_tool], settings, model_id)
     cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
-
-    async def ask_chain(
-        prompt: list[Any], tools_on: bool, config: RunnableConfig, start_at: str | None
-    ) -> tuple[AIMessage | None, str | None, list[BaseException]]:
-        """The first reply the chain gives, the id of the model that gave it, the failures.
-
-        Within a run the chain is sticky: once a model has fallen back, later calls start
-        at the model that answered instead of retrying the failed one.
-        """
-        ids = [m.id for m in chain]
-        first = ids.index(start_at) if start_at in ids else 0
-        failures: list[BaseException] = []
-        for named in chain[first:]:
-            runnable = with_tools[named.id] if tools_on else named.model
-            try:
-                async for attempt in retrying(
-                    settings.llm_retries, settings.retry_max_wait_seconds, _log_retry(named.id)
-                ):
-                    with attempt:
-                        reply = await runnable.ainvoke(prompt, config)
-            except Exception as exc:  # noqa: BLE001 - every failure moves down the chain
-                failures.append(exc)
-                last = named is chain[-1]
-                log_failure(
-                    log,
-                    exc,
-                    where="llm",
-                    request_id=_query_id(config),
-                    event=f"model {named.id} failed" + ("" if last else "; falling back"),
-                )
-                continue
-            assert isinstance(reply, AIMessage)
-            return reply, named.id, failures
-        return None, None, failures
 
     def check_input(state: AgentState) -> dict[str, Any]:
         last = state["messages"][-1] if state["messages"] else None
@@ -147,14 +98,14 @@ def build_graph(
         if state.get("reasked"):
             prompt.append(HumanMessage(REASK_MESSAGE))
             tools_on = False
-        key = payload_key(chain[0].id, tools_on, prompt)
+        key = payload_key(chain.primary, tools_on, prompt)
         update: dict[str, Any] = {"turns": turns + 1}
 
         reply = cache.get(key)
         if reply is not None:
-            update.update(cached=True, model_used=chain[0].id)
+            update.update(cached=True, model_used=chain.primary)
         else:
-            reply, used, failures = await ask_chain(
+            reply, used, failures = await chain.ask(
                 prompt, tools_on, config, state.get("model_used")
             )
             if failures and reply is not None:
@@ -162,12 +113,12 @@ def build_graph(
             if reply is None:
                 limited = all(isinstance(e, ModelRateLimitError) for e in failures)
                 reason = ExitReason.RATE_LIMITED if limited else ExitReason.LLM_ERROR
-                failed = {"model_used": chain[-1].id, "fallback_used": len(failures) > 1}
+                failed = {"model_used": chain.last, "fallback_used": len(failures) > 1}
                 return {**update, **failed, **_stop(reason)}
             update["model_used"] = used
             usage: dict[str, Any] = dict(reply.usage_metadata or {})
             update["tokens_used"] = state.get("tokens_used", 0) + usage.get("total_tokens", 0)
-            if used == chain[0].id and (reply.tool_calls or reply.text.strip()):
+            if used == chain.primary and (reply.tool_calls or reply.text.strip()):
                 cache.put(key, reply)
 
         if not reply.tool_calls and not reply.text.strip():
@@ -214,7 +165,7 @@ def build_graph(
             began = time.perf_counter()
             try:
                 async for attempt in retrying(
-                    settings.tool_retries, settings.retry_max_wait_seconds, _log_retry("search")
+                    settings.tool_retries, settings.retry_max_wait_seconds, log_retry("search")
                 ):
                     with attempt:
                         hits = await search_tool.ainvoke(call["args"], config)
@@ -322,15 +273,3 @@ def _reader(config: RunnableConfig) -> str:
         return ""
     described = "; ".join(f"{k}: {v}" for k, v in sorted(profile.items()))
     return READER_PROMPT.format(profile=described)
-
-
-def _log_retry(what: str) -> Any:
-    def before_sleep(retry_state: Any) -> None:
-        log.warning(
-            "%s attempt %d failed (%s); retrying",
-            what,
-            retry_state.attempt_number,
-            type(retry_state.outcome.exception()).__name__,
-        )
-
-    return before_sleep
