@@ -23,6 +23,7 @@ from docent.failures import log_failure
 from docent.gaps import record_gap
 from docent.greeting import WELCOME, is_greeting
 from docent.prompts import SELECTION_HEADER
+from docent.render import render_markdown
 from docent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -84,12 +85,15 @@ def to_response(
     }
     if state.get("error_code"):
         metadata["error_code"] = state["error_code"]
+    response = state.get("response") or CANNED.get(reason, "")
+    sources = [public_source(s) for s in state.get("cited", [])]
     return {
-        "response": state.get("response") or CANNED.get(reason, ""),
+        "response": response,
+        "response_html": render_markdown(response, sources, query_id=turn.query_id),
         "exit_reason": reason.value,
         "retryable": reason in RETRYABLE,
         "session_id": turn.session_id,
-        "sources": [public_source(s) for s in state.get("cited", [])],
+        "sources": sources,
         "query_id": turn.query_id,
         "timestamp": datetime.now(UTC).isoformat(),
         "execution_time_ms": round((time.perf_counter() - started) * 1000, 1),

@@ -30,8 +30,9 @@ def test_response_has_every_contract_field(settings):
     client, _, _ = build(settings, [call("tool-call limit"), AIMessage("Set it [1].")])
     with client:
         body = client.post("/chat", json={"query": "How do I change the tool-call limit?"}).json()
-    assert set(body) == {"response", "exit_reason", "retryable", "session_id", "query_id",
-                         "timestamp", "execution_time_ms", "sources", "metadata"}
+    assert set(body) == {"response", "response_html", "exit_reason", "retryable", "session_id",
+                         "query_id", "timestamp", "execution_time_ms", "sources", "metadata"}
+    assert body["response_html"].startswith("<p>Set it <a class=\"cite\"")
     assert re.fullmatch(r"req-[0-9a-f-]{36}", body["query_id"])
     assert set(body["sources"][0]) == {"n", "chunk_id", "source_file", "title", "section_title",
                                        "slug", "page_url", "similarity_score", "content_preview"}

@@ -20,6 +20,7 @@ from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat
 from docent.config import Settings
 from docent.runtime import Runtime
+from docent.web import router as web_router
 
 SSE_EXAMPLE = "\n".join(
     [
@@ -153,6 +154,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
             request, 503, "NOT_READY", "docent is not ready to answer yet.", checks=checks
         )
 
+    app.include_router(web_router)
     return app
 
 

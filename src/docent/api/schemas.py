@@ -83,6 +83,9 @@ class Metadata(BaseModel):
 
 class ChatResponse(BaseModel):
     response: str
+    response_html: str = Field(
+        description="`response` rendered as sanitised HTML; `[n]` link to `#src-{query_id}-{n}`"
+    )
     exit_reason: str
     retryable: bool
     session_id: str | None
