@@ -35,3 +35,10 @@ def test_response_lists_only_cited_sources(run_both):
     assert chat["response"] == "Turns are capped [2]."
     assert [s["n"] for s in chat["sources"]] == [2] == [s["n"] for s in terminal["sources"]]
     assert "text" not in chat["sources"][0] and chat["sources"][0]["content_preview"]
+
+
+def test_source_previews_are_plain_text():
+    from docent.agent.tools import _preview
+
+    text = "## Limits\nSet `X` to **5**.\n```bash\nexport X=5\n```\nSee [the docs](http://x) {* ../a.py *}"
+    assert _preview(text) == "Limits Set X to 5. export X=5 See the docs"

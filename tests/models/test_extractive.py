@@ -76,6 +76,9 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "How do I change the tool-call limit?"
     )
     assert condense_query("anything", []) == "anything"
+    # a short question that names its own subject stands alone
+    assert condense_query("What is the default turn limit?", ["How do I change the tool-call limit?"]) == (
+        "What is the default turn limit?")
 
 
 def test_without_tools_and_without_passages_it_refuses():

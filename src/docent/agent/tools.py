@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -81,6 +82,18 @@ def public_source(entry: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if k != "text"}
 
 
+_MARKUP = [
+    (re.compile(r"^\s*(```|~~~).*$", re.MULTILINE), ""),  # code fences
+    (re.compile(r"^\s*#{1,6}\s+", re.MULTILINE), ""),  # heading markers
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links and images: their text
+    (re.compile(r"(\*\*|__|`)"), ""),  # bold and code marks
+    (re.compile(r"\{[*!].*?[*!]\}"), ""),  # mkdocs include directives
+]
+
+
 def _preview(text: str) -> str:
+    """A plain-text opening of a chunk: markdown marks removed, whitespace collapsed."""
+    for pattern, replacement in _MARKUP:
+        text = pattern.sub(replacement, text)
     flat = " ".join(text.split())
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -52,7 +52,7 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     if not earlier_questions:
         return question
     words = set(re.findall(r"[a-z']+", question.lower()))
-    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 3:
+    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1:  # a pronoun, or nothing else
         return f"{earlier_questions[-1]} {question}"
     return question
 
