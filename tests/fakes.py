@@ -30,6 +30,14 @@ def call(query: str = "guards", name: str = "search_docs", call_id: str | None =
     )
 
 
+def tool_call_generation(message: AIMessage) -> ChatGenerationChunk:
+    """The one chunk a streaming model sends for `message`'s tool calls."""
+    return ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
+        tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+        for i, c in enumerate(message.tool_calls)
+    ]))
+
+
 class ScriptedChatModel(BaseChatModel):
     """Replays `steps` in order; an exception step is raised. Streams like a real model."""
 
@@ -67,10 +75,7 @@ class ScriptedChatModel(BaseChatModel):
                 **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         message = self._next(messages, **kwargs)
         if message.tool_calls:
-            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
-                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
-                for i, c in enumerate(message.tool_calls)
-            ]))
+            yield tool_call_generation(message)
             return
         for piece in re.findall(r"\s*\S+", message.text) or [message.text]:
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))

@@ -8,7 +8,6 @@ forced. Tests skip with a message when Chromium or Playwright is missing.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import shutil
 import socket
@@ -22,7 +21,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from langchain_core.messages import AIMessageChunk, BaseMessage
-from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
@@ -30,7 +28,7 @@ from docent.agent.graph import build_graph
 from docent.api.app import create_app
 from docent.config import Settings, load_settings
 from docent.runtime import Runtime
-from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, tool_call_generation
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_MESSAGE = (
@@ -155,10 +153,7 @@ class PacedChatModel(ScriptedChatModel):
                        ) -> AsyncIterator[ChatGenerationChunk]:
         message = self._next(messages, **kwargs)
         if message.tool_calls:
-            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
-                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
-                for i, c in enumerate(message.tool_calls)
-            ]))
+            yield tool_call_generation(message)
             return
         for piece in re.findall(r"\s*\S+", message.text):
             await asyncio.sleep(self.delay)
