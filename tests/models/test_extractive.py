@@ -257,3 +257,45 @@ def test_a_quoted_sentence_inside_a_sentence_does_not_end_it():
 
     assert sentences('The reply "Nothing found." is always the same. Then more.') == [
         'The reply "Nothing found." is always the same.', "Then more."]
+
+
+def test_more_passages_of_the_top_page_rank_and_count_with_it():
+    # [3] is another section of the page [1] came from: its sentence, a weaker match, is a
+    # key point as a sentence of [1] would be, though [3] alone would not be relevant enough.
+    text = """[1] Guards > Turn limit (guards.md)
+The turn limit caps model calls in every agent run.
+
+[2] Logging (logging.md)
+Log lines are written as JSON objects.
+
+[3] Guards > Reset (guards.md)
+Each new agent run starts counting calls from zero again."""
+    answer = compose_answer("What caps model calls in an agent run?", parse_references(text))
+    assert answer.startswith("## Turn limit\n\nThe turn limit caps model calls")
+    assert "- Each new agent run starts counting calls from zero again. [3]" in answer
+    assert "[2]" not in answer
+
+
+def test_a_code_block_matching_the_question_words_best_is_the_example():
+    text = """[1] Retries (retries.md)
+Failed calls are retried with backoff.
+
+A later section shows the settings.
+
+```python
+settings.retry_backoff = 2.0
+```"""
+    # By meaning the lead scores far above the code's introduction; by words the code
+    # block matches the question as well as any unit.
+    embed = fake_embed(["backoff"])
+    answer = compose_answer("How do I set retry backoff?", parse_references(text), embed)
+    assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
+
+
+def test_key_points_stop_at_ten():
+    names = "amber basalt cedar dune ember flint garnet hazel indigo jade kelp lava moss nectar"
+    facts = [f"The kiln glaze setting {w} fires {w}ware pots at {900 + i} degrees."
+             for i, w in enumerate(names.split())]
+    text = "[1] Kiln (kiln.md)\n" + "\n\n".join(facts)
+    answer = compose_answer("What does the kiln glaze setting fire at?", parse_references(text))
+    assert answer.count("\n- ") == 10

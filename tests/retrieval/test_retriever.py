@@ -117,3 +117,45 @@ def test_build_retriever_opens_the_configured_store(tmp_path, data_settings, fak
     retriever = build_retriever(data_settings, fake_embedder)
     assert retriever.count() == 41
     assert retriever.search("notes about travel", 2)[0].chunk.title.startswith("Travel")
+
+
+def _guide_corpus(tmp_path):
+    files = {
+        f"{topic}-{i}.md": f"# {topic.title()} {i}\n\nNotes about {topic} number {i}.\n"
+        for topic in TOPICS for i in range(3)
+    }
+    filler = " ".join(f"word{j}" for j in range(150))  # keeps each section a chunk of its own
+    sections = "".join(
+        f"## Kiln step {i}\n\nThe kiln glaze step {i} fires at {900 + i} degrees. {filler}\n\n"
+        for i in range(4)
+    )
+    long = "Kiln notes in full. " + "firing " * 500
+    files["kiln.md"] = f"# Kiln\n\n{sections}## Kiln appendix\n\n{long}\n"
+    files["glaze.md"] = "# Glaze\n\nA kiln glaze recipe.\n"
+    return write_docs(tmp_path / "docs", files)
+
+
+def test_more_chunks_of_the_best_file_follow_the_diverse_hits(tmp_path, data_settings):
+    embedder = FakeEmbedder()
+    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    plain = _retriever(data_settings, embedder, expand=0).search("kiln glaze step", 3)
+    hits = _retriever(data_settings, embedder, expand=2).search("kiln glaze step", 3)
+    assert hits[:3] == plain  # the k diverse hits are unchanged
+    files = [h.chunk.source_file for h in hits]
+    assert len(set(files[:3])) == 3 and files[0] == "kiln.md"
+    assert files[3:] == ["kiln.md", "kiln.md"]  # then two more of the best file, no repeats
+    assert len({h.chunk.chunk_id for h in hits}) == 5
+
+
+def test_extra_chunks_of_the_best_file_are_limited_in_size(tmp_path, data_settings):
+    embedder = FakeEmbedder()
+    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    long = [c for c in _retriever(data_settings, embedder).keyword_index().chunks
+            if c.source_file == "kiln.md" and len(c.text) > 2000]
+    assert long  # the appendix, a long chunk of the same file
+    retriever = _retriever(data_settings, embedder, expand=10, expand_chars=2000)
+    hits = retriever.search("kiln glaze step", 3)
+    extra = hits[3:]
+    assert len(extra) >= 2 and all(len(h.chunk.text) <= 2000 for h in extra)
+    assert long[0].chunk_id not in [h.chunk.chunk_id for h in hits[1:]]
+    assert all(h.chunk.source_file == "kiln.md" for h in extra)

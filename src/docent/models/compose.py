@@ -26,7 +26,7 @@ Embed = Callable[[list[str]], np.ndarray]
 
 _MAX_UNIT_CHARS = 600
 _MAX_CODE_LINES = 30
-_MAX_POINTS = 8
+_MAX_POINTS = 10
 # Score = cosine(question, unit) + _W_LEX * lexical (0..1) + a prior by passage rank.
 # Without an embedder the lexical score alone (weight 1) decides. Measured on the
 # development sets of both eval corpora (bench/results); see the notes in CONTRACT.md.
@@ -34,7 +34,7 @@ _W_LEX = 0.35
 _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 # Only this many prose units are embedded (most likely first: words, then rank): MiniLM
 # costs ~0.4 ms a token on two cores, and each unit is cut to _EMBED_CHARS.
-_MAX_EMBEDDED = 16
+_MAX_EMBEDDED = 24
 _EMBED_CHARS = 200
 _EMBED_GROUP = 4
 _PREFILTER_PRIOR = 3.0
@@ -47,6 +47,8 @@ _TOP_SHARE = 0.4
 _TAIL_CHARS = 120
 # A code block nobody introduces is shown only when it scores this share of the lead's.
 _CODE_SHARE = 0.8
+# ... or when its words match the question about as well as any unit's (lexical 0..1).
+_CODE_LEX = 0.9
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class Candidate:
     pos: int
     unit: Unit
     terms: frozenset[str]
+    page: int = 0
     lex: float = 0.0
     score: float = 0.0
 
@@ -102,12 +105,12 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
     prose = [c for c in cands if not c.unit.is_code]
     best: dict[int, float] = {}
     for c in prose:
-        best[c.ref.n] = max(best.get(c.ref.n, 0.0), c.score)
+        best[c.page] = max(best.get(c.page, 0.0), c.score)
     relevant = {n for n, score in best.items() if score >= _PASSAGE_SHARE * lead.score}
 
     def enough(c: Candidate) -> bool:
-        share = _TOP_SHARE if c.ref.n == lead.ref.n else _POINT_SHARE
-        return c.ref.n in relevant and c.score >= share * lead.score
+        share = _TOP_SHARE if c.page == lead.page else _POINT_SHARE
+        return c.page in relevant and c.score >= share * lead.score
 
     points = [c for c in _neighbours(lead, cands) if not c.unit.is_code]
     for c in sorted(filter(enough, prose), key=lambda c: -c.score):
@@ -121,7 +124,7 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
                     for f in _neighbours(c, cands)
                     if not f.unit.is_code and f not in points and f is not lead
                 ]
-    return sorted(points[:_MAX_POINTS], key=lambda c: (c.ref.n, c.pos))
+    return sorted(points[:_MAX_POINTS], key=lambda c: (c.page, c.ref.n, c.pos))
 
 
 def _with_tail(c: Candidate, cands: list[Candidate], picked: list[Candidate]) -> str:
@@ -144,12 +147,23 @@ def _with_tail(c: Candidate, cands: list[Candidate], picked: list[Candidate]) ->
 
 
 def _candidates(refs: Sequence[Reference]) -> list[Candidate]:
+    # A passage's page is the number of the first passage from its file: more passages of
+    # one page (retrieval can add them) rank, and count as relevant, with that page.
+    page: dict[str, int] = {}
+    for ref in sorted(refs, key=lambda r: r.n):
+        page.setdefault(_source(ref), ref.n)
     return [
-        Candidate(ref, pos, unit, frozenset(terms(unit.text)))
+        Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[_source(ref)])
         for ref in refs
         for pos, unit in enumerate(split_units(ref.body))
         if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
     ]
+
+
+def _source(ref: Reference) -> str:
+    """The file a passage came from: its heading reads `Title > Section (file)`."""
+    where, _, file = ref.heading.rpartition(" (")
+    return file.removesuffix(")") if where and file.endswith(")") else ref.heading
 
 
 def _score(
@@ -180,7 +194,7 @@ def _score(
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         prior = _prior(c)
         score = sm + w_lex * lx / top + prior
-        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, lx / top, score))
+        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, score))
     return out
 
 
@@ -197,7 +211,7 @@ def _embed_grouped(embed: Embed, texts: list[str]) -> np.ndarray:
 
 
 def _prior(c: Candidate) -> float:
-    return _RANK_PRIOR[c.ref.n - 1] if 0 < c.ref.n <= len(_RANK_PRIOR) else 0.0
+    return _RANK_PRIOR[c.page - 1] if 0 < c.page <= len(_RANK_PRIOR) else 0.0
 
 
 def _embed_text(c: Candidate) -> str:
@@ -245,6 +259,10 @@ def _example(cands: list[Candidate], lead: Candidate, points: list[Candidate]) -
             nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
         if nxt in short:
             return nxt
-    quoted = {lead.ref.n, *(p.ref.n for p in points)}
-    code = [c for c in short if c.ref.n in quoted and c.score >= _CODE_SHARE * lead.score]
+    quoted = {lead.page, *(p.page for p in points)}
+    code = [
+        c
+        for c in short
+        if c.page in quoted and (c.score >= _CODE_SHARE * lead.score or c.lex >= _CODE_LEX)
+    ]
     return max(code, key=lambda c: c.score, default=None)

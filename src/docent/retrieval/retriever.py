@@ -27,7 +27,9 @@ class HybridRetriever:
 
     Order: vector and BM25 rankings (`depth` each) fused by reciprocal rank (`rrf_k`),
     chunks boosted by other candidates from their file (`file_weight`, `file_decay`), then at
-    most `per_file` chunks of one file in the top `k` (0: no limit). Defaults measured in
+    most `per_file` chunks of one file in the top `k` (0: no limit), followed by up to `expand`
+    more chunks of the best file (each at most `expand_chars` long; the sufficiency check
+    reads only the top `k`). Defaults measured in
     bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
     vectors, clipped to 0..1, for every hit, keyword-only ones included; it never sets order.
     """
@@ -45,6 +47,8 @@ class HybridRetriever:
         file_weight: float = 0.3,
         file_decay: float = 0.4,
         per_file: int = 1,
+        expand: int = 2,
+        expand_chars: int = 1500,
         min_coverage: float | None = None,
         check_names: bool | None = None,
     ) -> None:
@@ -58,6 +62,8 @@ class HybridRetriever:
         self.file_weight = file_weight
         self.file_decay = file_decay
         self.per_file = per_file
+        self.expand = expand
+        self.expand_chars = expand_chars
         self._cache = ResultCache(
             settings.retrieval_cache_size, settings.retrieval_cache_ttl_seconds
         )
@@ -83,13 +89,13 @@ class HybridRetriever:
         key = cache_key(
             query, k, self.embedder.name, self.store.name, fingerprint, self.depth,
             self.rrf_k, self.weights, self.file_weight, self.file_decay, self.per_file,
-            self.min_coverage, self.check_names,
+            self.expand, self.expand_chars, self.min_coverage, self.check_names,
         )
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         hits = self._search(query, k, fingerprint)
-        if hits and not self.sufficient(query, hits, fingerprint):
+        if hits and not self.sufficient(query, hits[:k], fingerprint):
             return []  # the docs don't cover the question: counts as empty
         self._cache.put(key, hits)
         return hits
@@ -135,7 +141,8 @@ class HybridRetriever:
         file_of = {i: c.source_file for i, c in by_id.items()}
         if self.file_weight:
             fused = boost_by_file(fused, file_of, weight=self.file_weight, decay=self.file_decay)
-        top = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)[:k]
+        ranked = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)
+        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
         missing = [i for i in top if i not in similarity]
         for chunk_id, stored in self.store.embeddings(missing).items():
             similarity[chunk_id] = float(np.dot(stored, vector))
@@ -143,6 +150,17 @@ class HybridRetriever:
             Hit(chunk=by_id[i], score=min(max(similarity.get(i, 0.0), 0.0), 1.0))
             for i in top
         ]
+
+    def _more_of_top(self, top: list[str], rest: list[str], by_id: dict[str, Chunk]) -> list[str]:
+        """Up to `expand` further chunks of the best file, best-ranked first, each at most
+        `expand_chars` long: one chunk a file can miss the section that names the answer."""
+        if not top or self.expand <= 0:
+            return []
+        best = by_id[top[0]].source_file
+        return [
+            i for i in rest
+            if by_id[i].source_file == best and len(by_id[i].text) <= self.expand_chars
+        ][: self.expand]
 
     def warm_up(self) -> None:
         """Load the embedding model and build the keyword index now, not on the first search."""
