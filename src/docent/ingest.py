@@ -12,7 +12,7 @@ from pathlib import Path
 from docent.config import Settings
 from docent.retrieval.chunking import chunk_markdown, embedding_text
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
-from docent.retrieval.store import DocStore, open_store
+from docent.retrieval.store import DocStore, drop_collection, open_store
 
 SUFFIXES = (".md", ".markdown")
 _BAR_MIN_FILES = 50  # below this a run is quick enough to need no progress bar
@@ -88,8 +88,11 @@ def ingest_path(
     files = [root] if single else list(markdown_files(root))
     base = root.parent if single else root
     embedder = embedder or MiniLMEmbedder()
-    store = store or open_store(settings, embedder)
-    if reset:
+    if store is None:
+        if reset:  # before opening: the old collection may come from another model
+            drop_collection(settings)
+        store = open_store(settings, embedder)
+    elif reset:
         store.reset()
     source_root = str(base.resolve())
     report = IngestReport(root=str(root), files_seen=len(files))

@@ -78,3 +78,20 @@ def test_reset_empties_the_collection_and_keeps_the_model_stamp(data_settings, s
     store.reset()
     assert store.count() == 0 and store.fingerprint() != before
     open_store(data_settings, FakeEmbedder())  # same model: no mismatch after reset
+
+
+def test_reset_rebuilds_a_collection_made_by_another_model(tmp_path, data_settings):
+    from docent.ingest import ingest_path
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nAlpha explains the alpha setting.\n")
+    ingest_path(docs, data_settings, embedder=FakeEmbedder(), progress=False)
+
+    class Other(FakeEmbedder):
+        name = "other-model"
+
+    with pytest.raises(EmbeddingMismatchError):
+        ingest_path(docs, data_settings, embedder=Other(), progress=False)
+    report = ingest_path(docs, data_settings, embedder=Other(), reset=True, progress=False)
+    assert report.added == 1 and open_store(data_settings, Other()).count() == report.total_chunks

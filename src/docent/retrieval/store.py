@@ -53,6 +53,15 @@ def make_client(settings: Settings) -> Any:
     return chromadb.PersistentClient(path=str(settings.store_path), settings=chroma_settings)
 
 
+def drop_collection(settings: Settings, client: Any = None) -> None:
+    """Delete the collection whatever built it (what `--reset` needs after a model change)."""
+    client = client if client is not None else make_client(settings)
+    try:
+        client.delete_collection(settings.collection)
+    except Exception:  # noqa: BLE001 - absent already is fine; Chroma's error types vary
+        pass
+
+
 def open_store(settings: Settings, embedder: Embedder, client: Any = None) -> DocStore:
     """Open (or create) the collection, refusing one built by another embedding model."""
     return DocStore(client if client is not None else make_client(settings),
