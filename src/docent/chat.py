@@ -132,7 +132,8 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
         ):
             kind, name = event["event"], event.get("name")
             if kind == "on_chat_model_stream":
-                text = _chunk_text(event["data"].get("chunk"))
+                chunk = event["data"].get("chunk")
+                text = chunk.text if chunk is not None else ""
                 if text and event.get("metadata", {}).get("langgraph_node") == "llm":
                     yield kind, {"content": text}
             elif kind == "on_tool_start" and name == SEARCH_TOOL:
@@ -157,15 +158,6 @@ def _noted(runtime: Runtime, turn: ChatTurn, response: dict[str, Any]) -> dict[s
             log_failure(log, exc, where="unknown", request_id=turn.query_id,
                         event="gap log not written")
     return response
-
-
-def _chunk_text(chunk: Any) -> str:
-    content = getattr(chunk, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(
-        part.get("text", "") if isinstance(part, dict) else str(part) for part in content
-    )
 
 
 def _tool_input(data: Any) -> dict[str, Any]:

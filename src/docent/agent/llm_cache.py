@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Sequence
 
-from cachetools import TTLCache
 from langchain_core.messages import AIMessage, BaseMessage
+
+from docent.cache import TtlCache
 
 
 def payload_key(model_id: str, tools_enabled: bool, messages: Sequence[BaseMessage]) -> str:
@@ -27,29 +27,14 @@ def payload_key(model_id: str, tools_enabled: bool, messages: Sequence[BaseMessa
 
 
 class ReplyCache:
-    """Bounded, expiring, thread-safe store of model replies; size 0 disables it."""
+    """Model replies by payload key; copies go in and out so callers can't alias them."""
 
     def __init__(self, maxsize: int, ttl: float) -> None:
-        self._cache: TTLCache[str, AIMessage] | None = (
-            TTLCache(maxsize=maxsize, ttl=ttl) if maxsize > 0 else None
-        )
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+        self._cache: TtlCache[AIMessage] = TtlCache(maxsize, ttl)
 
     def get(self, key: str) -> AIMessage | None:
-        if self._cache is None:
-            return None
-        with self._lock:
-            reply = self._cache.get(key)
-            if reply is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-        return reply.model_copy(update={"id": None}, deep=True)
+        reply = self._cache.get(key)
+        return None if reply is None else reply.model_copy(update={"id": None}, deep=True)
 
     def put(self, key: str, reply: AIMessage) -> None:
-        if self._cache is None:
-            return
-        with self._lock:
-            self._cache[key] = reply.model_copy(deep=True)
+        self._cache.put(key, reply.model_copy(deep=True))
