@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fastapi import Request
@@ -35,7 +35,7 @@ class Prepared:
             return
         async with self.session.lock:
             history = self.session.history()
-            yield ChatTurn(**{**self.turn.__dict__, "history": history})
+            yield replace(self.turn, history=history)
 
     def finish(self, result: dict[str, Any]) -> None:
         """Record the turn in the session and say which session answered."""
