@@ -86,6 +86,15 @@ def test_metadata_never_leaks_into_the_answer(settings):
     assert strip_internal_metadata("```\nscore: 0.5\n```") == "```\nscore: 0.5\n```"
 
 
+def test_stripping_metadata_keeps_markdown_structure():
+    """Nested list items and indented lines keep their indentation; only runs of spaces
+    inside a line are squeezed."""
+    text = "- Gas model: [1]  \n  - Minimum gas: 21,000 [1]\n    more  words  here\n\n    code line"
+    assert strip_internal_metadata(text) == (
+        "- Gas model: [1]\n  - Minimum gas: 21,000 [1]\n    more words here\n\n    code line"
+    )
+
+
 def test_rate_limits_per_session_and_per_client(settings):
     steps = [call("tool-call limit"), AIMessage("A [1].")] * 20
     client, _, _ = build(settings, steps, rate_limit_session_per_minute=2,

@@ -19,8 +19,9 @@ _LEAKS = [
     re.compile(r"\b[0-9a-f]{16,64}\b"),  # bare content hashes (chunk ids)
 ]
 _EMPTY_PARENS = re.compile(r"\([ \t]*[,;]?[ \t]*\)|\[[ \t]*[,;]?[ \t]*\]")
-_SPACES = re.compile(r"[ \t]{2,}")
+_SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")  # inside a line: indentation is markdown
 _SPACE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+_TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
 def strip_internal_metadata(text: str) -> str:
@@ -31,6 +32,6 @@ def strip_internal_metadata(text: str) -> str:
         for pattern in _LEAKS:
             prose = pattern.sub("", prose)
         prose = _EMPTY_PARENS.sub("", prose)
-        prose = _SPACE_PUNCT.sub(r"\1", _SPACES.sub(" ", prose))
+        prose = _TRAILING.sub("", _SPACE_PUNCT.sub(r"\1", _SPACES.sub(" ", prose)))
         parts[i] = prose
     return re.sub(r"\n{3,}", "\n\n", "".join(parts)).strip()
