@@ -14,6 +14,7 @@ from docent.api.app import create_app
 from docent.config import load_settings
 from docent.exit_reasons import REFUSAL
 from docent.ingest import ingest_path
+from docent.retrieval.retriever import build_retriever
 from docent.runtime import build_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +60,29 @@ def test_questions_cite_the_page_that_answers_them(client, question, page):
 def test_questions_outside_the_docs_are_refused(client):
     body = client.post("/chat", json={"message": "What is the boiling point of mercury?"}).json()
     assert body["response"] == REFUSAL and body["sources"] == []
+
+
+def test_a_question_that_hinges_on_a_word_the_docs_never_use_is_refused(client):
+    # "sign" and "mentorship" appear nowhere in docs/, and the question is about them.
+    question = "How do I sign up for the docent mentorship scheme?"
+    body = client.post("/chat", json={"message": question}).json()
+    assert body["response"] == REFUSAL and body["sources"] == []
+
+
+def test_an_incidental_word_the_docs_never_use_does_not_refuse(client):
+    body = client.post("/chat", json={
+        "message": "How do I change the tool-call limit on my workstation?"
+    }).json()
+    assert body["exit_reason"] == "COMPLETED" and "DOCENT_MAX_TOOL_CALLS" in body["response"]
+
+
+def test_the_unknown_word_check_can_be_turned_off(data_dir):
+    question = "How do I sign up for the docent mentorship scheme?"
+    on = build_retriever(load_settings(data_dir=data_dir, min_coverage=0.0))
+    off = build_retriever(load_settings(data_dir=data_dir, min_coverage=0.0,
+                                        max_unknown_shift=2.0))
+    assert on.unknown_shift(question) > on.max_unknown_shift
+    assert on.search(question, 3) == [] and off.search(question, 3) != []
 
 
 def test_health_counts_the_ingested_chunks(client):

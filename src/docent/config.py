@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     refuse_unknown_names: bool = Field(
         True, description="Refuse when the question names something the docs never mention."
     )
+    max_unknown_shift: float = Field(
+        0.24,
+        ge=0,
+        le=2,
+        description="Refuse when removing the question's words the docs never use moves its "
+        "meaning (1 - cosine of the two sentence vectors) by more than this; 2 turns it off.",
+    )
     min_coverage: float = Field(
         0.3,
         ge=0,

@@ -25,6 +25,8 @@ def _corpus(tmp_path):
 
 
 def _retriever(settings, embedder, **kw):
+    # Fake embedders carry no meaning, so the meaning-shift refusal is off unless asked for.
+    kw.setdefault("max_unknown_shift", 2.0)
     return HybridRetriever(open_store(settings, embedder), embedder, settings, **kw)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from docent.retrieval.bm25 import KeywordIndex
-from docent.retrieval.sufficiency import coverage, unknown_names
+from docent.retrieval.sufficiency import coverage, unknown_names, unknown_words, without
 from docent.retrieval.types import Chunk, Hit
 
 
@@ -48,3 +48,23 @@ def test_coverage_weighs_rare_terms_most():
 
 def test_a_question_of_only_generic_words_is_fully_covered():
     assert coverage("how do I use it?", [], Counter(), 10) == 1.0
+
+
+def words(question: str) -> list[str]:
+    return [m.group(0) for m in unknown_words(question, INDEX.doc_freq, INDEX.raw_words)]
+
+
+def test_unknown_words_are_the_ones_the_corpus_never_uses_in_any_form():
+    assert words("How do I join the ambassador program for cleanup code?") == [
+        "join", "ambassador", "program"
+    ]
+    # stopwords, generic question words, numbers, stemmed and written forms are not unknown
+    assert words("How do I use streamed events with backend/main.py in 2 steps?") == []
+    assert words("Do dependencies run cleanups officially?") == ["officially"]
+
+
+def test_without_removes_the_words_and_tidies_spaces():
+    question = "How do I join the ambassador program for cleanup code?"
+    found = unknown_words(question, INDEX.doc_freq, INDEX.raw_words)
+    assert without(question, found) == "How do I the for cleanup code?"
+    assert without(question, []) == question

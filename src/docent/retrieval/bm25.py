@@ -33,7 +33,9 @@ def stem(word: str) -> str:
                 word = word[:-1]  # running -> run
             break
     else:
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        if word.endswith("ly") and len(word) >= 6:
+            word = word[:-2]  # officially -> official
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
             word = word[:-1]
     if word.endswith("e") and len(word) > 4:
         word = word[:-1]

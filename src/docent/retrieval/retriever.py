@@ -12,7 +12,7 @@ from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, open_store
-from docent.retrieval.sufficiency import coverage, unknown_names
+from docent.retrieval.sufficiency import coverage, unknown_names, unknown_words, without
 from docent.retrieval.types import Chunk, Hit
 
 
@@ -51,10 +51,14 @@ class HybridRetriever:
         expand_chars: int = 1500,
         min_coverage: float | None = None,
         check_names: bool | None = None,
+        max_unknown_shift: float | None = None,
     ) -> None:
         self.store = store
         self.min_coverage = settings.min_coverage if min_coverage is None else min_coverage
         self.check_names = settings.refuse_unknown_names if check_names is None else check_names
+        self.max_unknown_shift = (
+            settings.max_unknown_shift if max_unknown_shift is None else max_unknown_shift
+        )
         self.embedder = embedder
         self.depth = depth
         self.rrf_k = rrf_k
@@ -90,6 +94,7 @@ class HybridRetriever:
             query, k, self.embedder.name, self.store.name, fingerprint, self.depth,
             self.rrf_k, self.weights, self.file_weight, self.file_decay, self.per_file,
             self.expand, self.expand_chars, self.min_coverage, self.check_names,
+            self.max_unknown_shift,
         )
         cached = self._cache.get(key)
         if cached is not None:
@@ -104,12 +109,27 @@ class HybridRetriever:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`)."""
         if self.check_names and self.unknown_names(query, fingerprint):
             return False
+        if self.unknown_shift(query, fingerprint) > self.max_unknown_shift:
+            return False
         return self.coverage(query, hits, fingerprint) >= self.min_coverage
 
     def unknown_names(self, query: str, fingerprint: str | None = None) -> list[str]:
         """Names in `query` the corpus never uses."""
         index = self.keyword_index(fingerprint)
         return unknown_names(query, index.doc_freq, index.raw_words)
+
+    def unknown_shift(self, query: str, fingerprint: str | None = None) -> float:
+        """How far (1 - cosine) the question's vector moves when the words the corpus never
+        uses are removed from it: 0 when there are none, 1 when nothing else is left."""
+        index = self.keyword_index(fingerprint)
+        unknown = unknown_words(query, index.doc_freq, index.raw_words)
+        if not unknown:
+            return 0.0
+        rest = without(query, unknown)
+        if not rest:
+            return 1.0
+        whole, remaining = self.embedder.embed([query, rest])
+        return float(1.0 - np.dot(whole, remaining))
 
     def coverage(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> float:
         """How much of the question the hits cover (see `docent.retrieval.sufficiency`)."""

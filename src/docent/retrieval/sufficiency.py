@@ -6,11 +6,16 @@ distributions overlap almost entirely on the evaluation corpora). Two signals do
 1. Unknown names: the question names something (a capitalised word inside a sentence,
    an acronym, a mixed-case or digit-bearing term such as "gRPC" or "HTTP/3") that the
    corpus never uses, in any form. Docs that never mention a thing cannot explain it.
-2. Coverage: each distinctive question term is weighted by its rarity in the corpus
+2. Unknown words that carry the question: any word the corpus never uses in any form
+   ("ambassador"), capitalised or not. Such words are often harmless paraphrase ("folder"
+   for "directory"), so this one fires only when the question's meaning depends on them:
+   removing them moves the question's sentence vector by more than a threshold (the
+   shift is 1 - cosine; the retriever measures it with its own embedder).
+3. Coverage: each distinctive question term is weighted by its rarity in the corpus
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
 
-When either fires, retrieval counts as empty, so the run refuses with no sources. The
+When any fires, retrieval counts as empty, so the run refuses with no sources. The
 threshold and its calibration are in CONTRACT.md and bench/calibrate_sufficiency.py.
 """
 
@@ -57,6 +62,29 @@ def unknown_names(
             continue  # "JWTs" when the docs say "JWT"
         unknown.append(word)
     return unknown
+
+
+def unknown_words(
+    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str]
+) -> list[re.Match[str]]:
+    """Words of `question` the corpus never uses, as written or stemmed; stopwords, generic
+    question words and numbers aside."""
+    unknown = []
+    for m in RAW_WORD.finditer(question):
+        low = m.group(0).lower()
+        if low in raw_words:
+            continue
+        terms = [t for t in tokenize(low) if t not in _GENERIC and not t.isdigit()]
+        if terms and all(doc_freq.get(t, 0) == 0 for t in terms):
+            unknown.append(m)
+    return unknown
+
+
+def without(question: str, words: Sequence[re.Match[str]]) -> str:
+    """`question` with `words` (matches in it) removed, spaces tidied."""
+    for m in sorted(words, key=lambda m: m.start(), reverse=True):
+        question = question[: m.start()] + question[m.end() :]
+    return " ".join(question.split())
 
 
 def coverage(query: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int) -> float:
