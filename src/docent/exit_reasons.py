@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 REFUSAL = "I don't have enough information in the current documentation to answer that."
+
+
+def _plain(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    return " ".join(re.sub(r"[\"\u201c\u201d*_`.]", " ", text).split()).lower()
+
+
+def is_refusal(text: str) -> bool:
+    """Whether a model's reply is the refusal sentence, give or take quotes, emphasis, a
+    curly apostrophe or the final period (hosted models add them)."""
+    return _plain(text) == _plain(REFUSAL)
 
 
 class ExitReason(StrEnum):

@@ -169,6 +169,20 @@ def test_empty_retrieval_forces_the_refusal_whatever_the_model_says(run_both):
     assert json.loads(tool_end[0]["data"])["output"]["results"] == 0
 
 
+@pytest.mark.parametrize("reply", [
+    REFUSAL,
+    "\u201cI don\u2019t have enough information in the current documentation to answer that\u201d",
+    "**I don't have enough information in the current documentation to answer that.**\n",
+])
+def test_the_models_own_refusal_after_a_search_cites_nothing(run_both, reply):
+    """A hosted model judges sufficiency too: its refusal, however it quotes or punctuates
+    it, ends the run with exactly the refusal sentence and no sources."""
+    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage(reply)])
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
+    assert out["response"] == REFUSAL and out["sources"] == []
+
+
 def test_answer_without_any_search_is_refused(run_both):
     chat, terminal, _, _, _ = run_both([AIMessage("From memory: it is 3 [1].")])
     out = both(chat, terminal)

@@ -41,6 +41,7 @@ from docent.exit_reasons import (
     REFUSAL,
     RETRIEVAL_FAILED_MESSAGE,
     ExitReason,
+    is_refusal,
 )
 from docent.failures import log_failure
 from docent.models.factory import NamedModel
@@ -213,7 +214,7 @@ def build_graph(
         last = state["messages"][-1]
         answer = last.text.strip() if isinstance(last, AIMessage) else ""
         searches = state.get("searches", 0)
-        if searches == 0 or state.get("empty_searches", 0) == searches or answer == REFUSAL:
+        if searches == 0 or state.get("empty_searches", 0) == searches or is_refusal(answer):
             # Never answer without documentation, whatever the model wrote.
             return {
                 "exit_reason": ExitReason.LLM_GENERATION_FAILURE,
