@@ -299,3 +299,10 @@ def test_key_points_stop_at_ten():
     text = "[1] Kiln (kiln.md)\n" + "\n\n".join(facts)
     answer = compose_answer("What does the kiln glaze setting fire at?", parse_references(text))
     assert answer.count("\n- ") == 10
+
+
+def test_faq_answer_labels_are_not_part_of_the_answer():
+    body = "**Q: What is the limit?**\n\nA: The limit is 3 per run. It resets daily.\n\n- **A:** Ask support."
+    assert [u.text for u in split_units(body)] == [
+        "The limit is 3 per run.", "It resets daily.", "Ask support."
+    ]

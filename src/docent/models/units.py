@@ -46,6 +46,9 @@ class Unit:
         return self.kind == "code"
 
 
+_ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
+
+
 def is_chrome(text: str) -> bool:
     """A unit with no content of its own: only links or URLs, a bare label or a heading-like line.
 
@@ -84,6 +87,8 @@ def split_units(body: str) -> list[Unit]:
         # A new paragraph or code block, or a list/table after something else, starts a block.
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
+        if kind != "code":
+            text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
             units.append(Unit(text, kind, block))
 
