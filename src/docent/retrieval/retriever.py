@@ -109,7 +109,9 @@ class HybridRetriever:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`)."""
         if self.check_names and self.unknown_names(query, fingerprint):
             return False
-        if self.unknown_shift(query, fingerprint) > self.max_unknown_shift:
+        if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it
+            self.unknown_shift(query, fingerprint) > self.max_unknown_shift
+        ):
             return False
         return self.coverage(query, hits, fingerprint) >= self.min_coverage
 
