@@ -8,6 +8,7 @@ forced. Tests skip with a message when Chromium or Playwright is missing.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shutil
 import socket
@@ -248,3 +249,11 @@ def fake(fake_server: FakeServer) -> Iterator[FakeServer]:
     fake_server.model.delay = 0.0
     yield fake_server
     fake_server.model.delay = 0.0
+
+
+def stream_requests(page: Any) -> list[dict[str, Any]]:
+    """The JSON bodies of every POST /chat/stream the page sends, appended as they go."""
+    bodies: list[dict[str, Any]] = []
+    page.on("request", lambda r: r.url.endswith("/chat/stream") and bodies.append(
+        json.loads(r.post_data or "{}")))
+    return bodies

@@ -13,7 +13,7 @@ from langchain_core.exceptions import ModelRateLimitError
 from langchain_core.messages import AIMessage
 
 from tests.fakes import call
-from tests.web.conftest import SKIP_MESSAGE, XSS_SENTENCE, FakeServer
+from tests.web.conftest import SKIP_MESSAGE, XSS_SENTENCE, FakeServer, stream_requests
 
 expect = pytest.importorskip("playwright.sync_api", reason=SKIP_MESSAGE).expect
 
@@ -44,13 +44,6 @@ def ask(page: Any, question: str = QUESTION) -> Any:
     turn = page.locator("article.dc-turn").last
     turn.locator(".dc-body[aria-busy=false]").wait_for()
     return turn
-
-
-def stream_requests(page: Any) -> list[dict[str, Any]]:
-    bodies: list[dict[str, Any]] = []
-    page.on("request", lambda r: r.url.endswith("/chat/stream") and bodies.append(
-        json.loads(r.post_data or "{}")))
-    return bodies
 
 
 def test_answer_streams_in_then_renders_markdown_with_working_citations(page, docs_server):

@@ -3,12 +3,9 @@ from the host page's CSS, and "Ask about this" sending the selection as selected
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
-from tests.web.conftest import SKIP_MESSAGE
+from tests.web.conftest import SKIP_MESSAGE, stream_requests
 
 expect = pytest.importorskip("playwright.sync_api", reason=SKIP_MESSAGE).expect
 
@@ -24,13 +21,6 @@ SELECT = """(text) => {
   getSelection().removeAllRanges();
   getSelection().addRange(range);
 }"""
-
-
-def stream_requests(page: Any) -> list[dict[str, Any]]:
-    bodies: list[dict[str, Any]] = []
-    page.on("request", lambda r: r.url.endswith("/chat/stream") and bodies.append(
-        json.loads(r.post_data or "{}")))
-    return bodies
 
 
 def test_widget_opens_an_isolated_panel_that_answers(page, docs_server):
