@@ -36,8 +36,8 @@ class Row:
     shift: float
     coverage: float
 
-    def refused(self, shift: float, coverage: float, names: bool = True) -> bool:
-        return (names and bool(self.names)) or self.shift > shift or self.coverage < coverage
+    def refused(self, shift: float, coverage: float) -> bool:
+        return bool(self.names) or self.shift > shift or self.coverage < coverage
 
 
 def questions(corpus_dir: Path) -> list[tuple[str, str, bool]]:

@@ -99,18 +99,23 @@ class HybridRetriever:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        hits = self._search(query, k, fingerprint)
-        if hits and not self.sufficient(query, hits[:k], fingerprint):
+        vector = self.embedder.embed([query])[0]
+        hits = self._search(query, k, fingerprint, vector)
+        if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
         self._cache.put(key, hits)
         return hits
 
-    def sufficient(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
-        """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`)."""
+    def sufficient(
+        self, query: str, hits: list[Hit], fingerprint: str | None = None,
+        vector: np.ndarray | None = None,
+    ) -> bool:
+        """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`);
+        `vector`, the query's embedding when the caller has it, saves embedding it again."""
         if self.check_names and self.unknown_names(query, fingerprint):
             return False
         if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it
-            self.unknown_shift(query, fingerprint) > self.max_unknown_shift
+            self.unknown_shift(query, fingerprint, vector) > self.max_unknown_shift
         ):
             return False
         return self.coverage(query, hits, fingerprint) >= self.min_coverage
@@ -120,7 +125,9 @@ class HybridRetriever:
         index = self.keyword_index(fingerprint)
         return unknown_names(query, index.doc_freq, index.raw_words)
 
-    def unknown_shift(self, query: str, fingerprint: str | None = None) -> float:
+    def unknown_shift(
+        self, query: str, fingerprint: str | None = None, vector: np.ndarray | None = None
+    ) -> float:
         """How far (1 - cosine) the question's vector moves when the words the corpus never
         uses are removed from it: 0 when there are none, 1 when nothing else is left."""
         index = self.keyword_index(fingerprint)
@@ -130,16 +137,17 @@ class HybridRetriever:
         rest = without(query, unknown)
         if not rest:
             return 1.0
-        whole, remaining = self.embedder.embed([query, rest])
-        return float(1.0 - np.dot(whole, remaining))
+        if vector is None:
+            vector = self.embedder.embed([query])[0]
+        remaining = self.embedder.embed([rest])[0]
+        return float(1.0 - np.dot(vector, remaining))
 
     def coverage(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> float:
         """How much of the question the hits cover (see `docent.retrieval.sufficiency`)."""
         index = self.keyword_index(fingerprint)
         return coverage(query, hits, index.doc_freq, len(index.chunks))
 
-    def _search(self, query: str, k: int, fingerprint: str) -> list[Hit]:
-        vector = self.embedder.embed([query])[0]
+    def _search(self, query: str, k: int, fingerprint: str, vector: np.ndarray) -> list[Hit]:
         depth = max(self.depth, k)
         by_id: dict[str, Chunk] = {}
         similarity: dict[str, float] = {}
