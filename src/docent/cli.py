@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from docent.config import ConfigError, Settings, describe, get_settings
 
@@ -81,17 +82,23 @@ async def _ask(settings: Settings, question: str) -> int:
     from docent.runtime import build_runtime
 
     runtime = build_runtime(settings)
-    out = sys.stdout
+    await print_stream(stream_chat(runtime, ChatTurn(message=question)), sys.stdout)
+    return 0
+
+
+async def print_stream(events: AsyncIterator[tuple[str, dict]], out: TextIO) -> None:
+    """The answer as it streams, then its sources and exit reason."""
     streamed = ""
-    async for event, data in stream_chat(runtime, ChatTurn(message=question)):
+    async for event, data in events:
         if event == "on_chat_model_stream":
             out.write(data["content"])
             out.flush()
             streamed += data["content"]
         elif event == "on_chain_end":
             # The final text is authoritative (citations checked, guards applied): show it
-            # when it differs from what streamed.
-            if data["response"].strip() != streamed.strip():
+            # when its words differ from what streamed. Spacing the clean-up tidied
+            # ("value :" -> "value:") is not worth a second copy of the answer.
+            if _words(data["response"]) != _words(streamed):
                 out.write(("\n\n---\n" if streamed else "") + data["response"])
             out.write("\n\nSources:\n" if data["sources"] else "\n\nSources: none\n")
             for s in data["sources"]:
@@ -99,7 +106,10 @@ async def _ask(settings: Settings, question: str) -> int:
                 link = f" <{s['page_url']}>" if s["page_url"] else ""
                 out.write(f"  [{s['n']}] {s['source_file']} — {where}{link}\n")
             out.write(f"Exit reason: {data['exit_reason']}\n")
-    return 0
+
+
+def _words(text: str) -> str:
+    return "".join(text.split())
 
 
 def _serve(settings: Settings, host: str | None, port: int | None) -> int:
