@@ -8,7 +8,10 @@ hits. Then, for candidate thresholds of each numeric signal (the other checks at
 defaults), the share of unanswerable questions refused and of answerable ones falsely
 refused.
 
-    .venv/bin/python bench/calibrate_sufficiency.py [--data-dir DIR] [--k 5]
+    .venv/bin/python bench/calibrate_sufficiency.py [--data-dir DIR] [--k 5] [--lowercase]
+
+--lowercase asks every question typed all in lower case, as many people type: the
+robustness check for the signals that read capitals.
 
 Reuses `make eval`'s collections `eval-<corpus>-docs` under DIR (ingesting if needed,
 incrementally).
@@ -54,7 +57,9 @@ def questions(corpus_dir: Path) -> list[tuple[str, str, bool]]:
     return out
 
 
-def measure(eval_dir: Path, data_dir: Path, collection: str, k: int) -> list[Row]:
+def measure(
+    eval_dir: Path, data_dir: Path, collection: str, k: int, lowercase: bool = False
+) -> list[Row]:
     rows = []
     for corpus in ("fastapi", "somnia"):
         settings = load_settings(
@@ -65,6 +70,7 @@ def measure(eval_dir: Path, data_dir: Path, collection: str, k: int) -> list[Row
         ingest_path(eval_dir / corpus / "docs", settings, progress=False)
         retriever = build_retriever(settings)
         for qid, question, unanswerable in questions(eval_dir / corpus):
+            question = question.lower() if lowercase else question
             hits = retriever.search(question, k)
             rows.append(Row(
                 qid, unanswerable, retriever.unknown_names(question),
@@ -92,8 +98,10 @@ def main() -> None:
     parser.add_argument("--eval-dir", type=Path, default=EVAL)
     parser.add_argument("--collection", default="eval-{corpus}-docs",
                         help="collection name pattern (make eval's by default)")
+    parser.add_argument("--lowercase", action="store_true",
+                        help="ask every question typed in lower case")
     args = parser.parse_args()
-    rows = measure(args.eval_dir, args.data_dir, args.collection, args.k)
+    rows = measure(args.eval_dir, args.data_dir, args.collection, args.k, args.lowercase)
     defaults = Settings()
 
     print("shift  coverage  kind          question  unknown names")

@@ -29,6 +29,9 @@ def test_names_the_corpus_never_uses_are_reported():
     assert names("How do I expose Prometheus metrics?") == ["Prometheus"]
     assert names("Can I call a gRPC backend?") == ["gRPC"]
     assert names("Does it support HTTP/3?") == ["HTTP/3"]
+    # typed in lower case, a name shows only when it cannot be a word: no vowel
+    assert names("can i call a grpc backend over tls?") == ["grpc", "tls"]
+    assert names("can i call a docker backend?") == []
 
 
 def test_known_names_plurals_paths_and_sentence_starts_are_not():
@@ -36,6 +39,7 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("Where does backend/main.py come from?") == []
     assert names("Streaming works how? Dependencies too.") == []  # capitals after . or ?
     assert names("what about http/1.1 streaming") == []
+    assert names("how do i validate jwts?") == []  # known, lower case and plural
 
 
 def test_coverage_weighs_rare_terms_most():

@@ -1,11 +1,12 @@
-"""Is what retrieval found enough to answer from? Two lexical signals, checked in code.
+"""Is what retrieval found enough to answer from? Three signals, checked in code.
 
 Top-1 cosine similarity does not separate answerable from unanswerable questions (their
-distributions overlap almost entirely on the evaluation corpora). Two signals do better:
+distributions overlap almost entirely on the evaluation corpora). Three do better:
 
 1. Unknown names: the question names something (a capitalised word inside a sentence,
-   an acronym, a mixed-case or digit-bearing term such as "gRPC" or "HTTP/3") that the
-   corpus never uses, in any form. Docs that never mention a thing cannot explain it.
+   an acronym, even typed in lower case, a mixed-case or digit-bearing term such as "gRPC"
+   or "HTTP/3") that the corpus never uses, in any form. Docs that never mention a thing
+   cannot explain it.
 2. Unknown words that carry the question: any word the corpus never uses in any form
    ("ambassador"), capitalised or not. Such words are often harmless paraphrase ("folder"
    for "directory"), so this one fires only when the question's meaning depends on them:
@@ -39,6 +40,7 @@ _GENERIC = frozenset(
     some many much more most one two first new own same sure""".split()
 )
 _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
+_VOWEL = re.compile(r"[aeiouy]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
@@ -115,4 +117,6 @@ def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
         return True
     if any(ch.isdigit() for ch in word) or "/" in word:  # HTTP/3, OAuth2, v1.2
         return True
+    if len(word) >= 3 and word.isalpha() and not _VOWEL.search(word.lower()):
+        return True  # an acronym typed in lower case: grpc, tls
     return word[0].isupper() and not at_sentence_start  # "... expose Prometheus metrics"
