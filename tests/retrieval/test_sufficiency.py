@@ -32,6 +32,8 @@ def test_names_the_corpus_never_uses_are_reported():
     # typed in lower case, a name shows only when it cannot be a word: no vowel
     assert names("can i call a grpc backend over tls?") == ["grpc", "tls"]
     assert names("can i call a docker backend?") == []
+    assert names("btw can i validate jwts pls") == []  # chat shorthand names nothing
+    assert names("How do I validate JWTs, BTW?") == []
 
 
 def test_known_names_plurals_paths_and_sentence_starts_are_not():

@@ -41,6 +41,8 @@ _GENERIC = frozenset(
 )
 _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
 _VOWEL = re.compile(r"[aeiouy]")
+# Chat shorthand has no vowel either, and names nothing.
+_FILLERS = frozenset("btw pls plz thx thnx tbh lmk smth ppl hmm hmmm brb fwiw nvm".split())
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
@@ -110,7 +112,7 @@ def _is_path(word: str) -> bool:
 
 
 def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
-    if len(word) < 2 or word.isdigit():
+    if len(word) < 2 or word.isdigit() or word.lower() in _FILLERS:
         return False
     upper = sum(ch.isupper() for ch in word)
     if upper >= 2 or (upper and not word[0].isupper()):  # API, gRPC, JWTs, iOS
