@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from docent.ingest import ingest_path
 from docent.retrieval.chunking import chunk_markdown, embedding_text
+from docent.retrieval.retriever import HybridRetriever
 from docent.retrieval.store import EmbeddingMismatchError, open_store
-from tests.retrieval.conftest import FakeEmbedder
+from tests.retrieval.conftest import FakeEmbedder, write_docs
 
 
 def _chunks(embedder, source="a.md", text="# A\n\n## One\n\nalpha beta\n\n## Two\n\ngamma\n"):
@@ -95,3 +102,36 @@ def test_reset_rebuilds_a_collection_made_by_another_model(tmp_path, data_settin
         ingest_path(docs, data_settings, embedder=Other(), progress=False)
     report = ingest_path(docs, data_settings, embedder=Other(), reset=True, progress=False)
     assert report.added == 1 and open_store(data_settings, Other()).count() == report.total_chunks
+
+
+_INGEST_IN_ANOTHER_PROCESS = """
+import sys
+from docent.config import load_settings
+from docent.ingest import ingest_path
+from tests.retrieval.conftest import FakeEmbedder
+ingest_path(sys.argv[1], load_settings(data_dir=sys.argv[2]), embedder=FakeEmbedder(),
+            progress=False)
+"""
+
+
+def test_search_sees_what_another_process_ingested_meanwhile(tmp_path, data_settings):
+    # An embedded store shares an in-memory vector index per path: without reopening it,
+    # the serving process kept returning deleted chunks (and crashed on their metadata).
+    docs = write_docs(tmp_path / "docs", {"a.md": "# Alpha\n\n## Old\n\nalpha walrus text\n"})
+    embedder = FakeEmbedder()
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    serving = HybridRetriever(open_store(data_settings, embedder), embedder, data_settings)
+    assert "walrus" in serving.search("alpha walrus", 3)[0].chunk.text
+
+    write_docs(docs, {"a.md": "# Alpha\n\n## New\n\nalpha zebra text\n"})
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _INGEST_IN_ANOTHER_PROCESS, str(docs), str(data_settings.data_dir)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'src'}"},
+    )
+    assert done.returncode == 0, done.stderr
+
+    hits = serving.search("alpha zebra", 3)
+    assert [h.chunk.text for h in hits] and all("walrus" not in h.chunk.text for h in hits)
+    assert "zebra" in hits[0].chunk.text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -19,6 +19,8 @@ DIM_KEY = "docent_embedding_dim"
 FINGERPRINT_KEY = "docent_fingerprint"
 _CHUNK_META = [f.name for f in fields(Chunk) if f.name != "text"]
 _PAGE = 2000  # rows per get/upsert call, below Chroma's maximum batch size
+# Fingerprints written by this process: its own stores share one up-to-date index.
+_WRITTEN_HERE: set[str] = set()
 
 
 class EmbeddingMismatchError(RuntimeError):
@@ -64,18 +66,42 @@ def drop_collection(settings: Settings, client: Any = None) -> None:
 
 def open_store(settings: Settings, embedder: Embedder, client: Any = None) -> DocStore:
     """Open (or create) the collection, refusing one built by another embedding model."""
-    return DocStore(client if client is not None else make_client(settings),
-                    settings.collection, embedder)
+    if client is not None:
+        return DocStore(client, settings.collection, embedder)
+    embedded = settings.chroma_url is None
+    return DocStore(make_client(settings), settings.collection, embedder,
+                    reopen=(lambda: reopen_embedded(settings)) if embedded else None)
+
+
+def reopen_embedded(settings: Settings) -> Any:
+    """A new embedded client under `data_dir` that reads the store afresh from disk.
+
+    Chroma shares one in-memory system (and its vector index) among the clients of a
+    path, so a plain new client would keep the stale index another process's ingestion
+    left behind; dropping the shared system makes the next client load the current one.
+    The old system is left to the garbage collector, not stopped: a search may still be
+    using it, and a reader has nothing to save.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with SharedSystemClient._refcount_lock:
+        SharedSystemClient._identifier_to_system.pop(str(settings.store_path), None)
+    return make_client(settings)
 
 
 class DocStore:
     """Chunks in one Chroma collection; vectors are always computed by us, never by Chroma."""
 
-    def __init__(self, client: Any, name: str, embedder: Embedder) -> None:
+    def __init__(
+        self, client: Any, name: str, embedder: Embedder,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
         self.client = client
         self.name = name
         self.embedder = embedder
+        self._reopen = reopen
         self._lock = threading.Lock()
+        self._seen: str | None = None  # the fingerprint this process last read or wrote
         self._collection = self._open()
 
     # --- collection lifecycle ---
@@ -92,13 +118,14 @@ class DocStore:
                 self.name,
                 embedding_function=None,
                 configuration={"hnsw": {"space": "cosine"}},
-                metadata={**self._base_metadata(), FINGERPRINT_KEY: uuid.uuid4().hex},
+                metadata={**self._base_metadata(), FINGERPRINT_KEY: _new_fingerprint()},
                 get_or_create=True,
             )
         meta = collection.metadata or {}
         model, dim = meta.get(MODEL_KEY), meta.get(DIM_KEY)
         if model is None and collection.count() == 0:
-            collection.modify(metadata={**self._base_metadata(), FINGERPRINT_KEY: uuid.uuid4().hex})
+            fresh = {**self._base_metadata(), FINGERPRINT_KEY: _new_fingerprint()}
+            collection.modify(metadata=fresh)
         elif model != self.embedder.name or dim != self.embedder.dim:
             raise EmbeddingMismatchError(
                 f"collection {self.name!r} was built with embedding model "
@@ -117,12 +144,21 @@ class DocStore:
 
     def fingerprint(self) -> str:
         """Changes whenever an ingestion changed the collection, in any process."""
-        return str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
+        value = str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
+        foreign = value != self._seen and value not in _WRITTEN_HERE
+        if self._seen is not None and foreign and self._reopen is not None:
+            # Another process re-ingested: an embedded client's vector index is stale.
+            with self._lock:
+                self.client = self._reopen()
+            value = str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
+        self._seen = value
+        return value
 
     def touch(self) -> str:
         """Record that the contents changed; returns the new fingerprint."""
-        value = uuid.uuid4().hex
+        value = _new_fingerprint()
         self._current().modify(metadata={**self._base_metadata(), FINGERPRINT_KEY: value})
+        self._seen = value
         return value
 
     def reset(self) -> None:
@@ -194,6 +230,7 @@ class DocStore:
             for doc, meta, dist in zip(
                 res["documents"][0], res["metadatas"][0], res["distances"][0], strict=True
             )
+            if meta is not None  # deleted by an ingestion still under way
         ]
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -219,6 +256,12 @@ class DocStore:
             if len(ids) < _PAGE:
                 return
             offset += _PAGE
+
+
+def _new_fingerprint() -> str:
+    value = uuid.uuid4().hex
+    _WRITTEN_HERE.add(value)
+    return value
 
 
 def _to_chunk(text: str, meta: dict[str, Any]) -> Chunk:
