@@ -50,6 +50,7 @@ def test_tool_call_limit_question_is_answered_from_the_configuration_page(client
     ("What happens when a client disconnects from the stream?", "streaming.md"),
     ("Which files does ingestion skip?", "ingestion.md"),
     ("What does MAX_CONTEXT_REACHED mean?", "exit-reasons.md"),
+    ("How do I deploy docent?", "deployment.md"),  # the docs only say "deployment"
 ])
 def test_questions_cite_the_page_that_answers_them(client, question, page):
     body = client.post("/chat", json={"message": question}).json()

@@ -56,8 +56,9 @@ def test_a_question_of_only_generic_words_is_fully_covered():
     assert coverage("how do I use it?", [], Counter(), 10) == 1.0
 
 
-def words(question: str) -> list[str]:
-    return [m.group(0) for m in unknown_words(question, INDEX.doc_freq, INDEX.raw_words)]
+def words(question: str, index: KeywordIndex = INDEX) -> list[str]:
+    found = unknown_words(question, index.doc_freq, index.raw_words, index.root_freq)
+    return [m.group(0) for m in found]
 
 
 def test_unknown_words_are_the_ones_the_corpus_never_uses_in_any_form():
@@ -67,6 +68,16 @@ def test_unknown_words_are_the_ones_the_corpus_never_uses_in_any_form():
     # stopwords, generic question words, numbers, stemmed and written forms are not unknown
     assert words("How do I use streamed events with backend/main.py in 2 steps?") == []
     assert words("Do dependencies run cleanups officially?") == ["officially"]
+
+
+def test_a_word_the_docs_use_in_another_derived_form_is_known_and_covered():
+    index = KeywordIndex([chunk(1, "The deployment guide covers configuration of servers.")])
+    assert words("How do I deploy and configure the server?", index) == []
+    assert words("How do I deploy the ambassador?", index) == ["ambassador"]
+    hits = [Hit(index.chunks[0], 0.5)]
+    question = "deploy and configure"
+    plain = coverage(question, hits, index.doc_freq, 1)
+    assert plain < 0.5 and coverage(question, hits, index.doc_freq, 1, index.root_freq) == 1.0
 
 
 def test_without_removes_the_words_and_tidies_spaces():

@@ -42,6 +42,19 @@ def stem(word: str) -> str:
     return word
 
 
+# Derivational endings, longest first: "deployment" and "deploy" share the root "deploy".
+_DERIVATIONAL = ("ments", "ment", "ations", "ation", "ions", "ion", "ers", "er", "ors", "or")
+
+
+def root(term: str) -> str:
+    """A stemmed term without one derivational ending, for asking whether the docs use a
+    word in another form: deployment -> deploy, configuration -> configur (= configure)."""
+    for suffix in _DERIVATIONAL:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 4:
+            return term[: -len(suffix)]
+    return term
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased, stemmed terms; identifiers also yield their parts: max_length -> max."""
     terms: list[str] = []
@@ -69,6 +82,11 @@ class KeywordIndex:
         corpus = [tokenize(embedding_text(c)) for c in self.chunks]
         # In how many chunks each term occurs: the sufficiency check weighs terms by it.
         self.doc_freq: Counter[str] = Counter(t for terms in corpus for t in set(terms))
+        # The same by root (the most frequent form's count): "deploy" when docs say "deployment".
+        self.root_freq: dict[str, int] = {}
+        for term, freq in self.doc_freq.items():
+            r = root(term)
+            self.root_freq[r] = max(self.root_freq.get(r, 0), freq)
         # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole.
         self.raw_words: frozenset[str] = frozenset(
             w.lower() for c in self.chunks for w in RAW_WORD.findall(c.text)

@@ -131,7 +131,7 @@ class HybridRetriever:
         """How far (1 - cosine) the question's vector moves when the words the corpus never
         uses are removed from it: 0 when there are none, 1 when nothing else is left."""
         index = self.keyword_index(fingerprint)
-        unknown = unknown_words(query, index.doc_freq, index.raw_words)
+        unknown = unknown_words(query, index.doc_freq, index.raw_words, index.root_freq)
         if not unknown:
             return 0.0
         rest = without(query, unknown)
@@ -145,7 +145,7 @@ class HybridRetriever:
     def coverage(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> float:
         """How much of the question the hits cover (see `docent.retrieval.sufficiency`)."""
         index = self.keyword_index(fingerprint)
-        return coverage(query, hits, index.doc_freq, len(index.chunks))
+        return coverage(query, hits, index.doc_freq, len(index.chunks), index.root_freq)
 
     def _search(self, query: str, k: int, fingerprint: str, vector: np.ndarray) -> list[Hit]:
         depth = max(self.depth, k)

@@ -26,7 +26,7 @@ import math
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from docent.retrieval.bm25 import RAW_WORD, stem, tokenize
+from docent.retrieval.bm25 import RAW_WORD, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import Hit
 
@@ -69,17 +69,19 @@ def unknown_names(
 
 
 def unknown_words(
-    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str]
+    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
+    root_freq: Mapping[str, int] | None = None,
 ) -> list[re.Match[str]]:
-    """Words of `question` the corpus never uses, as written or stemmed; stopwords, generic
-    question words and numbers aside."""
+    """Words of `question` the corpus never uses, as written, stemmed or, given `root_freq`,
+    in another derived form ("deploy" for "deployment"); stopwords, generic question words
+    and numbers aside."""
     unknown = []
     for m in RAW_WORD.finditer(question):
         low = m.group(0).lower()
         if low in raw_words:
             continue
         terms = [t for t in tokenize(low) if t not in _GENERIC and not t.isdigit()]
-        if terms and all(doc_freq.get(t, 0) == 0 for t in terms):
+        if terms and all(_freq(t, doc_freq, root_freq) == 0 for t in terms):
             unknown.append(m)
     return unknown
 
@@ -91,17 +93,30 @@ def without(question: str, words: Sequence[re.Match[str]]) -> str:
     return " ".join(question.split())
 
 
-def coverage(query: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int) -> float:
-    """Weighted share (0..1) of the query's distinctive terms found in the hits."""
+def coverage(
+    query: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int,
+    root_freq: Mapping[str, int] | None = None,
+) -> float:
+    """Weighted share (0..1) of the query's distinctive terms found in the hits (given
+    `root_freq`, a term also counts as found, and weighs, in another derived form)."""
     terms = {t for t in tokenize(query) if t not in _GENERIC and not t.isdigit()}
     if not terms:
         return 1.0
     found = {t for h in hits for t in tokenize(embedding_text(h.chunk))}
-    weight = {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in terms}
+    if root_freq is not None:
+        found |= {root(t) for t in found}
+    weight = {t: math.log((n_docs + 1) / (_freq(t, doc_freq, root_freq) + 0.5)) for t in terms}
     total = sum(weight.values())
     if total <= 0:
         return 1.0
-    return sum(w for t, w in weight.items() if t in found) / total
+    return sum(
+        w for t, w in weight.items() if t in found or (root_freq is not None and root(t) in found)
+    ) / total
+
+
+def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] | None) -> int:
+    """In how many chunks the corpus uses `term`, or a form of it with the same root."""
+    return doc_freq.get(term, 0) or (root_freq.get(root(term), 0) if root_freq else 0)
 
 
 def _is_path(word: str) -> bool:
