@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from langchain_core.messages import AIMessage
 
@@ -47,6 +49,90 @@ def test_malformed_json_is_invalid_query(client, path):
 def test_bad_bodies_are_invalid_query_with_a_useful_message(client, body, fragment):
     body = assert_envelope(client.post("/chat", json=body), 400, "INVALID_QUERY")
     assert fragment in body["error"]
+
+
+def test_an_unknown_field_is_named_but_not_echoed_at_length(client):
+    r = client.post("/chat", json={"message": "q", "x" * 100_000: 1})
+    body = assert_envelope(r, 400, "INVALID_QUERY")
+    assert "unknown field" in body["error"] and len(body["error"]) < 200
+
+
+def post_raw(client, path, raw: bytes):
+    return client.post(path, content=raw, headers={"content-type": "application/json"})
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/stream"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        rb'{"message": "How do I set the turn limit? \ud800"}',
+        rb'{"message": "limit?", "user_context": {"level": "\ud800"}}',
+        rb'{"message": "limit?", "user_context": {"\ud800": "beginner"}}',
+    ],
+    ids=["message", "user_context value", "user_context key"],
+)
+def test_a_lone_surrogate_in_any_text_is_invalid_query(client, path, raw):
+    body = assert_envelope(post_raw(client, path, raw), 400, "INVALID_QUERY")
+    assert "valid Unicode" in body["error"]
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/stream"])
+@pytest.mark.parametrize(
+    "raw",
+    [b'{"message": "caf\xe9"}', b"[" * 200_000 + b"]" * 200_000],
+    ids=["not UTF-8", "nested 200000 deep"],
+)
+def test_a_body_that_cannot_be_parsed_is_invalid_query(client, path, raw):
+    body = assert_envelope(post_raw(client, path, raw), 400, "INVALID_QUERY")
+    assert "not valid JSON" in body["error"]
+
+
+def test_other_http_errors_keep_their_codes(client):
+    assert_envelope(client.get("/chat"), 405, "METHOD_NOT_ALLOWED")
+    assert_envelope(client.post("/nope", json={"message": "q"}), 404, "NOT_FOUND")
+
+
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        (b'{"message": "limit?", "top_k": true}', "'top_k'"),
+        (b'{"message": "limit?", "top_k": "5"}', "'top_k'"),
+        (b'{"message": "limit?", "top_k": 5.0}', "'top_k'"),
+        (b'{"message": "limit?", "user_context": {"a": NaN}}', "finite"),
+        (b'{"message": "limit?", "user_context": {"a": -Infinity}}', "finite"),
+    ],
+)
+def test_wrong_types_and_non_finite_numbers_are_not_coerced(client, raw, fragment):
+    body = assert_envelope(post_raw(client, "/chat", raw), 400, "INVALID_QUERY")
+    assert fragment in body["error"]
+
+
+@pytest.mark.parametrize(
+    "context, limit",
+    [
+        ({"k" * 65: "beginner"}, "64 characters"),
+        ({"level": "x" * 501}, "500 characters"),
+        ({f"k{i}": "x" * 450 for i in range(10)}, "4000 characters"),
+        ({f"k{i}": "x" * 180_000 for i in range(20)}, "500 characters"),  # 3.6 MB
+    ],
+    ids=["key", "value", "total", "audit 3.6 MB"],
+)
+def test_user_context_over_its_limits_is_invalid_query(client, context, limit):
+    r = client.post("/chat", json={"message": "limit?", "user_context": context})
+    body = assert_envelope(r, 400, "INVALID_QUERY")
+    assert limit in body["error"]
+    assert "kkkk" not in body["error"]  # the caller's keys are not echoed
+
+
+def test_user_context_at_its_limits_is_accepted(client):
+    context = {"k" * 64: "x" * 500, **{f"t{i}": "x" * 500 for i in range(6)},
+               **{f"n{i}": 1.5 for i in range(13)}}
+    assert len(context) == 20 and 3700 < len(json.dumps(context, ensure_ascii=False)) <= 4000
+    r = client.post("/chat", json={"message": "and the limit?", "user_context": context})
+    assert r.status_code == 200, r.text
+    too_many = {f"n{i}": i for i in range(21)}
+    r = client.post("/chat", json={"message": "limit?", "user_context": too_many})
+    assert_envelope(r, 400, "INVALID_QUERY")
 
 
 def test_too_long_question(make_graph, settings):

@@ -73,6 +73,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI could not parse the body (our own 400s are ApiError)
+            return _unreadable_body(request, exc)
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
         return error_response(request, exc.status_code, code, str(exc.detail))
 
@@ -83,17 +85,42 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, 500, "INTERNAL_ERROR", failure.message)
 
 
+def _unreadable_body(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """A body that is not UTF-8, nested too deeply or otherwise not JSON Python can read."""
+    cause = type(exc.__cause__).__name__ if exc.__cause__ else str(exc.detail)
+    log.info(
+        "unreadable request body",
+        extra={"request_id": request.state.request_id, "category": "validation",
+               "retryable": False, "detail": cause},
+    )
+    return error_response(
+        request, 400, "INVALID_QUERY",
+        "The request body is not valid JSON (UTF-8, not nested too deeply).",
+    )
+
+
 def _describe(errors: Any) -> str:
     """A short, safe description of what was wrong with the body (no input echoed)."""
-    parts = []
+    parts: list[str] = []
     for err in list(errors)[:5]:
         if err.get("type") == "json_invalid":
             return "The request body is not valid JSON."
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        where = _where(err.get("loc", ()))
         if err.get("type") == "extra_forbidden":
-            parts.append(f"unknown field '{where}'")
+            part = f"unknown field '{where}'"
         elif err.get("type") == "missing":
-            parts.append(f"missing field '{where}'")
+            part = f"missing field '{where}'"
         else:
-            parts.append(f"'{where}': {err.get('msg', 'invalid value')}")
+            part = f"'{where}': {err.get('msg', 'invalid value')}"
+        if part not in parts:  # errors on several user_context keys read the same
+            parts.append(part)
     return "Invalid request: " + "; ".join(parts) + "."
+
+
+def _where(loc: Any) -> str:
+    """The field an error is about; user_context keys are the caller's text, never echoed."""
+    parts = [str(p) for p in loc if p != "body"]
+    if "user_context" in parts:
+        parts = parts[: parts.index("user_context") + 1]
+    where = ".".join(parts) or "body"
+    return where if len(where) <= 64 else where[:63] + "…"  # an unknown field named at length

@@ -2,12 +2,80 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+import math
+from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+)
 
-ContextValue = str | int | float | bool
+CONTEXT_MAX_KEYS = 20
+CONTEXT_KEY_CHARS = 64
+CONTEXT_VALUE_CHARS = 500
+CONTEXT_JSON_CHARS = 4000
+
+
+def _valid_unicode(text: str) -> str:
+    """Refuse lone surrogates (`"\\ud800"` in JSON): no model, log or page could encode them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+    return text
+
+
+def _context_key(key: str) -> str:
+    if len(key) > CONTEXT_KEY_CHARS:
+        raise ValueError(f"keys must be at most {CONTEXT_KEY_CHARS} characters")
+    return key
+
+
+def _context_value(value: str | int | float | bool) -> str | int | float | bool:
+    """A profile value: short valid text, a finite number or a boolean."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("numbers must be finite (no NaN or Infinity)")
+    if not isinstance(value, str):
+        return value
+    if len(value) > CONTEXT_VALUE_CHARS:
+        raise ValueError(f"string values must be at most {CONTEXT_VALUE_CHARS} characters")
+    return _valid_unicode(value)
+
+
+def _context_size(context: dict[str, object]) -> dict[str, object]:
+    if len(json.dumps(context, ensure_ascii=False)) > CONTEXT_JSON_CHARS:
+        raise ValueError(f"must be at most {CONTEXT_JSON_CHARS} characters as JSON")
+    return context
+
+
+# Strict types: `true` or "5" is not an integer, 5 is not a string. A length constraint goes
+# before the Unicode check, so pydantic reports it as a string length.
+Text = Annotated[StrictStr, AfterValidator(_valid_unicode)]
+HistoryText = Annotated[
+    StrictStr, StringConstraints(max_length=100_000), AfterValidator(_valid_unicode)
+]
+SelectedText = Annotated[
+    StrictStr, StringConstraints(max_length=10_000), AfterValidator(_valid_unicode)
+]
+ContextKey = Annotated[Text, AfterValidator(_context_key)]
+ContextValue = Annotated[
+    StrictStr | StrictInt | StrictFloat | StrictBool, AfterValidator(_context_value)
+]
+UserContext = Annotated[
+    dict[ContextKey, ContextValue],
+    Field(max_length=CONTEXT_MAX_KEYS),
+    AfterValidator(_context_size),
+]
 
 
 class HistoryMessage(BaseModel):
@@ -16,7 +84,7 @@ class HistoryMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     role: Literal["user", "assistant"]
-    content: str = Field(max_length=100_000)
+    content: HistoryText
 
 
 class ChatRequest(BaseModel):
@@ -37,7 +105,7 @@ class ChatRequest(BaseModel):
         },
     )
 
-    message: str = Field(
+    message: Text = Field(
         validation_alias=AliasChoices("message", "query"),
         description="The user's question (`query` is accepted as an alias).",
     )
@@ -45,15 +113,16 @@ class ChatRequest(BaseModel):
     messages: list[HistoryMessage] | None = Field(
         None, max_length=100, description="Earlier turns kept by the client, oldest first."
     )
-    selected_text: str | None = Field(
-        None, max_length=10_000, description="Text the user highlighted on the page."
+    selected_text: SelectedText | None = Field(
+        None, description="Text the user highlighted on the page."
     )
-    user_context: dict[str, ContextValue] | None = Field(
+    user_context: UserContext | None = Field(
         None,
-        max_length=20,
-        description='Shapes tone and depth, e.g. {"technical_level": "beginner"}.',
+        description='Shapes tone and depth, e.g. {"technical_level": "beginner"}: at most '
+        f"{CONTEXT_MAX_KEYS} keys of {CONTEXT_KEY_CHARS} characters, string values of "
+        f"{CONTEXT_VALUE_CHARS}, {CONTEXT_JSON_CHARS} characters in all as JSON.",
     )
-    top_k: int | None = Field(None, ge=1, le=20, description="Passages per search.")
+    top_k: StrictInt | None = Field(None, ge=1, le=20, description="Passages per search.")
 
 
 class Source(BaseModel):
