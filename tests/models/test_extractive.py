@@ -81,6 +81,21 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "What is the default turn limit?")
 
 
+def test_a_follow_up_is_answered_as_the_question_it_stands_for():
+    passages = """[1] Rate limits (configuration.md)
+The default is 10 requests a minute per session.
+
+[2] Configuration > Guards (configuration.md)
+The tool-call limit caps retriever calls per run; the default is 3."""
+    messages = [HumanMessage("How do I change the tool-call limit?"),
+                AIMessage("Set `DOCENT_MAX_TOOL_CALLS`. [1]"),
+                HumanMessage("What is the default?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "2"}]),
+                ToolMessage(passages, tool_call_id="2")]
+    answer = bound().invoke(messages).content
+    assert answer.startswith("## Guards\n\nThe tool-call limit caps retriever calls per run")
+
+
 def test_without_tools_and_without_passages_it_refuses():
     assert ExtractiveChatModel().invoke([HumanMessage("q")]).content == REFUSAL
 

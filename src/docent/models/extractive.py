@@ -85,10 +85,13 @@ class ExtractiveChatModel(BaseChatModel):
         question_at = humans[-1]
         question, selection = split_selection(messages[question_at].text)
         tool_texts = [m.text for m in messages[question_at:] if isinstance(m, ToolMessage)]
+        earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
+        # A follow-up ("What is the default?") is searched, and answered, as the standalone
+        # question it stands for.
+        question = condense_query(question, earlier)
 
         if not tool_texts and tool_names:
-            earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
-            query = condense_query(question, earlier)
+            query = question
             if selection:  # the selection says what "this" refers to
                 query = f"{query} {selection[:300]}"
             call_id = "call_" + hashlib.sha256(query.encode()).hexdigest()[:16]
