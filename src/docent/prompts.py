@@ -26,6 +26,9 @@ About the reader (adapt tone, depth and vocabulary to it; never change the facts
 # How a user's highlighted page text is shown to the model, after the question.
 SELECTION_HEADER = "Selected text on the page:"
 
+# The longest `search_docs` query the tool accepts (a message may be longer).
+MAX_QUERY_CHARS = 2000
+
 TOOL_LIMIT_MESSAGE = (
     "Search limit reached: no more searches are allowed in this conversation turn. "
     "Answer now using only the passages already returned, or reply with the refusal "

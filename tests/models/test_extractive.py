@@ -9,6 +9,7 @@ from docent.exit_reasons import REFUSAL
 from docent.models.extractive import ExtractiveChatModel, compose_answer, condense_query
 from docent.models.text import Reference, parse_references
 from docent.models.units import split_units
+from docent.prompts import MAX_QUERY_CHARS
 from tests.fakes import FakeRetriever
 
 TOOL_TEXT = """[1] Configuration > Guards (configuration.md)
@@ -33,6 +34,13 @@ def test_first_turn_calls_the_search_tool_with_the_question():
     reply = bound().invoke([HumanMessage("How do I change the tool-call limit?")])
     assert reply.tool_calls[0]["name"] == SEARCH_TOOL
     assert reply.tool_calls[0]["args"] == {"query": "How do I change the tool-call limit?"}
+
+
+def test_a_question_longer_than_a_search_query_is_searched_by_its_start():
+    question = "How do I change the tool-call limit? " + "Some context here. " * 150
+    query = bound().invoke([HumanMessage(question)]).tool_calls[0]["args"]["query"]
+    assert len(question) > MAX_QUERY_CHARS >= len(query) > MAX_QUERY_CHARS - 30
+    assert question.startswith(query)
 
 
 def test_streaming_a_tool_call_yields_tool_call_chunks():

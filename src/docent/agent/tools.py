@@ -10,6 +10,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
+from docent.prompts import MAX_QUERY_CHARS
 from docent.retrieval.types import Hit, Retriever
 
 SEARCH_TOOL = "search_docs"
@@ -20,7 +21,7 @@ PREVIEW_CHARS = 300
 class SearchArgs(BaseModel):
     """Arguments of `search_docs`."""
 
-    query: str = Field(min_length=1, max_length=2000, description="What to look up.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look up.")
 
 
 def make_search_tool(retriever: Retriever, default_k: int) -> StructuredTool:

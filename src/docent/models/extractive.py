@@ -31,7 +31,7 @@ from pydantic import Field
 from docent.exit_reasons import REFUSAL
 from docent.models.compose import Embed, compose_answer
 from docent.models.text import parse_references, terms
-from docent.prompts import REASK_MESSAGE, SELECTION_HEADER
+from docent.prompts import MAX_QUERY_CHARS, REASK_MESSAGE, SELECTION_HEADER
 
 _FOLLOWUP_WORDS = frozenset(
     "it its this that these those they them their there one ones he she his her".split()
@@ -94,6 +94,8 @@ class ExtractiveChatModel(BaseChatModel):
             query = question
             if selection:  # the selection says what "this" refers to
                 query = f"{query} {selection[:300]}"
+            if len(query) > MAX_QUERY_CHARS:  # a message may be longer than a search query
+                query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
             call_id = "call_" + hashlib.sha256(query.encode()).hexdigest()[:16]
             return AIMessage(
                 "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]
