@@ -51,6 +51,18 @@ async def test_identical_question_is_answered_from_the_model_cache(make_graph):
     assert second["cached"] is True and not first.get("cached")
 
 
+async def test_cached_says_whether_the_answer_came_from_the_cache(make_graph):
+    # Same question, other passages (top_k 1): the search request is a cache hit, the
+    # answer is not, so the answer streams and `cached` must say false.
+    graph, model = make_graph(call("tool-call limit"), AIMessage("Set it [1]."),
+                              AIMessage("Set it here [1]."))
+    await graph.ainvoke({"messages": [HumanMessage("tool-call limit?")]})
+    state = await graph.ainvoke({"messages": [HumanMessage("tool-call limit?")]},
+                                config={"configurable": {"top_k": 1}})
+    assert len(model.calls) == 3 and state["response"] == "Set it here [1]."
+    assert not state.get("cached")
+
+
 async def test_errors_and_empty_replies_are_never_cached(make_graph):
     from langchain_core.exceptions import ModelAPIError
 

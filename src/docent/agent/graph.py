@@ -103,8 +103,9 @@ def build_graph(
         update: dict[str, Any] = {"turns": turns + 1}
 
         reply = cache.get(key)
+        update["cached"] = reply is not None  # the last call, the one that answers, decides
         if reply is not None:
-            update.update(cached=True, model_used=chain.primary)
+            update["model_used"] = chain.primary
         else:
             reply, used, failures = await chain.ask(
                 prompt, tools_on, config, state.get("model_used")
