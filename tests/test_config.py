@@ -47,6 +47,54 @@ def test_bad_value_names_the_key(monkeypatch, key, value):
         load_settings()
 
 
+# Names Chroma (chromadb 1.5.9) rejects at ingest time, and names it accepts.
+BAD_COLLECTIONS = [
+    "-abc-", "..abc", "abc..def", "_abc", "abc_", "abc.", ".abc", "ab", "a" * 513, "a b",
+    "ábc", "abc\n", "192.168.1.1", "0.0.0.0", "255.255.255.255",
+]
+GOOD_COLLECTIONS = [
+    "docent", "abc", "a.b", "a_b-c.d", "My-Docs_2.0", "a" * 64, "a" * 512, "1.2.3",
+    "01.2.3.4", "256.1.1.1", "1.2.3.4.5",
+]
+
+
+@pytest.mark.parametrize("name", [*BAD_COLLECTIONS, "abc+def"])
+def test_collection_names_chroma_rejects_name_the_key(monkeypatch, name):
+    # "abc+def" is Chroma's "topology+name" form: refused here, docent uses plain names.
+    monkeypatch.setenv("DOCENT_COLLECTION", name)
+    with pytest.raises(ConfigError, match="DOCENT_COLLECTION"):
+        load_settings()
+
+
+@pytest.mark.parametrize("name", GOOD_COLLECTIONS)
+def test_collection_names_chroma_accepts_pass(monkeypatch, name):
+    monkeypatch.setenv("DOCENT_COLLECTION", name)
+    assert load_settings().collection == name
+
+
+def test_collection_rule_agrees_with_the_installed_chroma(tmp_path):
+    from docent.retrieval.store import make_client
+
+    client = make_client(load_settings(data_dir=tmp_path))
+    verdicts = {}
+    for name in BAD_COLLECTIONS + GOOD_COLLECTIONS:
+        try:
+            client.get_or_create_collection(name)
+            verdicts[name] = True
+        except Exception:  # chromadb's InvalidArgumentError (its class moved between releases)
+            verdicts[name] = False
+    assert verdicts == {**dict.fromkeys(BAD_COLLECTIONS, False),
+                        **dict.fromkeys(GOOD_COLLECTIONS, True)}
+
+
+def test_bad_collection_exits_2_with_one_line_naming_the_key(tmp_path):
+    env = {"PATH": "", "HOME": str(tmp_path), "DOCENT_COLLECTION": "abc..def"}
+    bad = subprocess.run([sys.executable, str(ROOT / "config.py")], capture_output=True,
+                         text=True, env=env, cwd=tmp_path)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.count("\n") == 1 and "DOCENT_COLLECTION" in bad.stderr
+
+
 def test_config_script_prints_masked_settings_and_fails_cleanly(tmp_path):
     env = {"PATH": "", "GOOGLE_API_KEY": "AIza-secret", "HOME": str(tmp_path)}
     ok = subprocess.run([sys.executable, str(ROOT / "config.py")], capture_output=True,

@@ -6,6 +6,8 @@ names (`GOOGLE_API_KEY`). Nothing here runs at import time: call `get_settings()
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,6 +28,26 @@ PROVIDERS = ("extractive", "gemini", "openai")
 
 Provider = Literal["extractive", "gemini", "openai"]
 CommaList = Annotated[list[str], NoDecode]
+
+# Chroma's collection-name rule (chromadb 1.5.9): 3-512 of [a-zA-Z0-9._-], first and last
+# a letter or digit, no "..", and not an IPv4 address (an IPv6 one needs ":", already out).
+_COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+
+
+def check_collection_name(value: str) -> str:
+    """`value` when Chroma accepts it as a collection name, else ValueError saying why."""
+    if not _COLLECTION_NAME.fullmatch(value):
+        raise ValueError(
+            "a collection name must be 3 to 512 characters from A-Z, a-z, 0-9, '.', '_' "
+            "and '-', starting and ending with a letter or digit"
+        )
+    if ".." in value:
+        raise ValueError("a collection name must not contain two consecutive periods (..)")
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        return value
+    raise ValueError("a collection name must not be an IPv4 address")
 
 
 class ConfigError(ValueError):
@@ -59,7 +81,9 @@ class Settings(BaseSettings):
 
     # --- store and ingestion ---
     data_dir: Path = Field(Path(".docent"), description="Where the embedded Chroma store lives.")
-    collection: str = Field("docent", min_length=3, max_length=63, pattern=r"^[A-Za-z0-9._-]+$")
+    collection: str = Field(
+        "docent", description="Chroma collection name; must satisfy Chroma's naming rule."
+    )
     chroma_url: AnyHttpUrl | None = Field(
         None, description="URL of a Chroma server; when unset the embedded store is used."
     )
@@ -146,6 +170,11 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("collection")
+    @classmethod
+    def _chroma_collection_name(cls, value: str) -> str:
+        return check_collection_name(value)
 
     @field_validator("llm_providers")
     @classmethod

@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 
 from docent.chat import ChatTurn
 from docent.config import get_settings, load_settings
-from docent.evaluation.harness import EvalConfig, ask, collection_name, run_eval
+from docent.evaluation.harness import EvalConfig, ask, collection_name, eval_settings, run_eval
 from docent.exit_reasons import REFUSAL
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever, call
@@ -71,6 +71,12 @@ async def test_retrieval_is_scored_over_every_retrieved_chunk_not_only_the_cited
     assert [s["n"] for s in run.response["sources"]] == [2]
     assert len(run.retrieved) == 3 and set(run.retrieved) == {"guide.md", "streaming.md"}
     assert run.latency_ms > 0
+
+
+@pytest.mark.parametrize("bad", ["abc..def", "10.0.0.1", "-abc-"])
+def test_an_eval_collection_chroma_would_refuse_is_a_clear_error(bad):
+    with pytest.raises(ValueError, match="invalid collection name"):
+        eval_settings(load_settings(), bad)
 
 
 def test_collection_name_keeps_the_corpus_apart():

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from docent.chat import ChatTurn, Role, to_response
-from docent.config import Settings
+from docent.config import Settings, check_collection_name
 from docent.evaluation import metrics as m
 from docent.runtime import Runtime
 
@@ -62,8 +62,10 @@ def collection_name(docs: Path) -> str:
 
 def eval_settings(settings: Settings, collection: str) -> Settings:
     """The settings with the eval collection and caches off, so every latency is a cold run."""
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{1,61}[A-Za-z0-9]", collection):
-        raise ValueError(f"invalid collection name {collection!r} (3-63 of A-Z a-z 0-9 . _ -)")
+    try:
+        check_collection_name(collection)
+    except ValueError as e:
+        raise ValueError(f"invalid collection name {collection!r}: {e}") from None
     return settings.model_copy(
         update={"collection": collection, "retrieval_cache_size": 0, "llm_cache_size": 0}
     )
