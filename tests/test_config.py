@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_defaults_match_the_contract():
     s = load_settings()
-    assert (s.max_turns, s.max_tool_calls, s.max_context_chars, s.top_k) == (6, 3, 12000, 5)
+    assert (s.max_turns, s.max_tool_calls, s.max_context_chars, s.top_k) == (6, 3, 60000, 5)
     assert (s.tool_retries, s.llm_retries) == (3, 2)
     assert s.effective_provider == "extractive"
 

@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     max_turns: int = Field(6, ge=1, le=50, description="Cap on llm<->tools cycles per run.")
     max_tool_calls: int = Field(3, ge=1, le=20, description="Cap on retriever calls per run.")
     max_context_chars: int = Field(
-        12000, ge=500, description="History budget in characters before each model call."
+        60000, ge=500, description="History budget in characters before each model call."
     )
     top_k: int = Field(5, ge=1, le=20, description="Chunks returned by one retrieval.")
     tool_retries: int = Field(3, ge=0, le=10, description="Retries of a failing retrieval.")

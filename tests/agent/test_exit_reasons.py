@@ -99,6 +99,21 @@ def test_max_context_reached_before_any_model_call(run_both):
     assert not any(f["event"] == "on_chat_model_stream" for f in frames)
 
 
+def test_the_default_budget_holds_one_question_with_every_search_it_may_make(run_both):
+    # A search returns up to ~11,000 characters on the eval corpora (5 passages and 2 more of
+    # the best page): one question, its selection and three full searches must fit.
+    pages = [GUIDE[0].__class__(**{**GUIDE[0].to_dict(), "chunk_id": f"big{i}",
+                                   "text": "tool-call limit " + "pad " * 480}) for i in range(5)]
+    big = lambda: FakeRetriever(chunks=pages)  # noqa: E731
+    body = {"message": "tool-call limit? " + "q" * 9_900, "selected_text": "s" * 10_000}
+    chat, terminal, _, model, _ = run_both(
+        [call("tool-call limit"), call("limit one"), call("limit two"), AIMessage("Done [1].")],
+        body=body, retriever_factory=big)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "COMPLETED" and out["response"] == "Done [1]."
+    assert len(model.calls) == 4
+
+
 def test_max_context_reached_when_tool_results_overflow(run_both):
     big = FakeRetriever(chunks=[GUIDE[0].__class__(**{**GUIDE[0].to_dict(),
                                                       "text": GUIDE[0].text + " pad" * 200})])
