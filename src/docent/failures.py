@@ -44,13 +44,25 @@ def classify(exc: BaseException, where: Category | None = None) -> Failure:
         category = "llm"
     elif isinstance(exc, ValidationError | ValueError | TypeError) and where == "validation":
         category = "validation"
+    elif _is_network(exc):  # before "database": Chroma's client wraps connection errors
+        category = "network"
     elif isinstance(exc, sqlite3.Error) or type(exc).__module__.startswith("chromadb"):
         category = "database"
-    elif isinstance(exc, ConnectionError | TimeoutError | OSError):
-        category = "network"
     else:
         category = where or "unknown"
     return Failure(category, _MESSAGES[category], is_transient(exc))
+
+
+def _is_network(exc: BaseException | None) -> bool:
+    """A connection, timeout or transport failure, itself or anywhere in its causes."""
+    import httpx
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ConnectionError | TimeoutError | OSError | httpx.TransportError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def log_failure(
