@@ -21,6 +21,9 @@ _TYPES = {
     "js": "text/javascript; charset=utf-8",
 }
 _NAME = re.compile(r"^[a-z][a-z0-9-]*\.(html|css|js)$")
+# What /static/{name} serves: the pages' own stylesheets and script. The pages themselves
+# only through their routes, which carry their headers (the chat page's CSP).
+STATIC_FILES = frozenset({"chat.css", "chat.js", "demo.css"})
 # The page runs only our own script and talks only to its own origin: even if an answer
 # ever carried markup, the browser would refuse to run it. /demo stands for a docs site
 # with no such policy, so the browser tests there exercise the renderer alone.
@@ -70,5 +73,7 @@ async def widget_script() -> Response:
 
 @router.get("/static/{name}")
 async def static_asset(name: str) -> Response:
-    """The page's stylesheet and scripts."""
+    """The pages' stylesheets and script (`STATIC_FILES`); anything else is 404."""
+    if name not in STATIC_FILES:
+        raise HTTPException(404)
     return _asset(name)
