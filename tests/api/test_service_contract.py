@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -163,6 +164,19 @@ def test_ready_reports_store_chunks_and_models(settings):
     with client:
         empty = client.get("/ready")
     assert empty.status_code == 503 and empty.json()["error_code"] == "NOT_READY"
+
+
+def test_keep_alive_pings_are_exactly_the_ping_comment(settings):
+    def slow(_messages):
+        time.sleep(0.5)
+        return AIMessage("Late [1].")
+
+    client, _, _ = build(settings, [call("tool-call limit"), slow], sse_ping_seconds=0.1)
+    with client:
+        raw = client.post("/chat/stream", json={"message": "q"}).content
+    comments = [line for line in raw.split(b"\r\n") if line.startswith(b":")]
+    assert comments and set(comments) == {b": ping"}
+    assert b"\r\n\r\n: ping\r\n\r\n" in raw  # a frame of its own
 
 
 def test_cors_allows_configured_origins_only(settings):

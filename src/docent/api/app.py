@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
-from sse_starlette import EventSourceResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from docent.api.errors import error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared
@@ -50,6 +50,9 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+HEALTH_STORE_TIMEOUT = 2.0  # seconds /health waits for the chunk count
+
+
 def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
@@ -73,6 +76,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
             await asyncio.to_thread(warm_up)
         app.state.runtime = runtime
         app.state.gate = ChatGate(settings)
+        app.state.chunks_seen = 0
         yield
 
     app = FastAPI(
@@ -126,15 +130,25 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """The same answer as Server-Sent Events: tokens, tool events, then `on_chain_end`."""
         prepared = gate.admit(body, request)
         return EventSourceResponse(
-            _frames(runtime, prepared), ping=runtime.settings.sse_ping_seconds
+            _frames(runtime, prepared), ping=runtime.settings.sse_ping_seconds,
+            ping_message_factory=_ping,
         )
 
     @app.get("/health", response_model=Health)
     async def health(runtime: RuntimeDep) -> dict[str, Any]:
-        """Liveness, with the number of indexed chunks and the model in use."""
+        """Liveness, with the number of indexed chunks and the model in use.
+
+        Up whatever the store does: when it doesn't answer (quickly), `chunks` is the
+        last count seen; `/ready` is the check that reports the store.
+        """
+        try:
+            count = asyncio.to_thread(runtime.retriever.count)
+            app.state.chunks_seen = await asyncio.wait_for(count, HEALTH_STORE_TIMEOUT)
+        except Exception:  # noqa: BLE001 - the store's state is /ready's to report
+            pass
         return {
             "status": "ok",
-            "chunks": runtime.retriever.count(),
+            "chunks": app.state.chunks_seen,
             "provider": runtime.settings.effective_provider,
             "model": runtime.model_id,
         }
@@ -144,7 +158,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """Readiness: the store answers, chunks are indexed, a model chain is configured."""
         checks: dict[str, Any] = {"models": runtime.settings.provider_chain}
         try:
-            checks["chunks"] = runtime.retriever.count()
+            checks["chunks"] = await asyncio.to_thread(runtime.retriever.count)
             checks["store"] = "ok"
         except Exception:  # noqa: BLE001 - reported as a failed check, detail to the log
             checks["store"], checks["chunks"] = "unreachable", 0
@@ -166,3 +180,8 @@ async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[st
                 prepared.finish(data)
             n += 1
             yield {"event": event, "id": str(n), "data": json.dumps(data)}
+
+
+def _ping() -> ServerSentEvent:
+    """The keep-alive comment, exactly `: ping` (sse-starlette's default adds a timestamp)."""
+    return ServerSentEvent(comment="ping")

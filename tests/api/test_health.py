@@ -1,0 +1,179 @@
+"""CONTRACT.md §5, `/health` and `/ready` when the store goes away: liveness stays up, the
+readiness check and the chat report the store, and the service recovers without a restart.
+
+Driven against a real Chroma server on 127.0.0.1 (skipped without the chroma CLI), with the
+app as `docent serve` builds it (`build_runtime`, the real embedder, the extractive model).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from docent.api import app as app_module
+from docent.api.app import create_app
+from docent.config import load_settings
+from docent.ingest import ingest_path
+from docent.runtime import Runtime
+from tests.fakes import GUIDE, FakeRetriever
+
+QUESTION = {"message": "How do I change the tool-call limit?"}
+DOC = """# Configuration
+
+## Changing the tool-call limit
+
+The tool-call limit caps how many searches the agent runs in one answer. Set
+`DOCENT_MAX_TOOL_CALLS` to change the tool-call limit; the default is 3.
+"""
+
+
+class ChromaServer:
+    """`chroma run` on a fixed 127.0.0.1 port and path, stopped and started at will."""
+
+    def __init__(self, path: Path) -> None:
+        cli = Path(sys.executable).with_name("chroma")
+        if not cli.exists():
+            if not shutil.which("chroma"):
+                pytest.skip("chroma CLI not installed")
+            cli = Path("chroma")
+        self.cli, self.path = cli, path
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [str(self.cli), "run", "--host", "127.0.0.1", "--port", str(self.port),
+             "--path", str(self.path)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    pytest.skip("chroma server did not start within 30 s")
+                time.sleep(0.3)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture
+def chroma(tmp_path):
+    server = ChromaServer(tmp_path / "chroma-server")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def served(tmp_path, chroma):
+    """(settings, docs folder) for docent on `chroma`, which is not started yet."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "configuration.md").write_text(DOC, encoding="utf-8")
+    settings = load_settings(
+        _env_file=None, data_dir=tmp_path / "data", chroma_url=chroma.url,
+        llm_provider="extractive", retry_max_wait_seconds=0, rate_limit_enabled=False,
+    )
+    return settings, docs
+
+
+def _unreachable(client: TestClient) -> None:
+    assert client.get("/health").status_code == 200
+    ready = client.get("/ready")
+    assert ready.status_code == 503 and ready.json()["checks"]["store"] == "unreachable"
+    body = client.post("/chat", json=QUESTION).json()
+    assert body["metadata"]["error_code"] == "RETRIEVAL_FAILED" and body["sources"] == []
+    assert body["exit_reason"] == "LLM_GENERATION_FAILURE"
+
+
+def _answers(client: TestClient) -> None:
+    assert client.get("/ready").status_code == 200
+    body = client.post("/chat", json=QUESTION).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert "DOCENT_MAX_TOOL_CALLS" in body["response"]
+
+
+@pytest.mark.slow
+def test_health_stays_up_when_the_store_goes_down_and_the_service_recovers(chroma, served):
+    settings, docs = served
+    chroma.start()
+    ingest_path(docs, settings, progress=False)
+    from docent.runtime import build_runtime
+
+    with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
+        _answers(c)
+        chunks = c.get("/health").json()["chunks"]
+        assert chunks > 0
+        chroma.stop()
+        health = c.get("/health")  # the last count seen: the store's state is /ready's
+        assert health.status_code == 200 and health.json()["chunks"] == chunks
+        _unreachable(c)
+        chroma.start()
+        _answers(c)
+
+
+@pytest.mark.slow
+def test_server_starts_while_the_store_is_down_and_serves_once_it_is_up(
+    chroma, served, caplog
+):
+    settings, docs = served
+    from docent.runtime import build_runtime
+
+    caplog.set_level(logging.WARNING)
+    with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
+        started = [r for r in caplog.records if r.name == "docent.runtime"]
+        assert [r.getMessage() for r in started] == [
+            "document store unreachable at start-up; retrying on each request"]
+        assert started[0].exc_info is None and "Traceback" not in caplog.text
+        assert c.get("/health").json()["chunks"] == 0
+        _unreachable(c)
+        chroma.start()
+        ingest_path(docs, settings, progress=False)
+        _answers(c)
+        assert c.get("/health").json()["chunks"] > 0
+
+
+def test_health_answers_while_the_store_hangs(settings, monkeypatch):
+    release = threading.Event()
+
+    class Hanging(FakeRetriever):
+        def count(self) -> int:
+            release.wait(10)
+            return super().count()
+
+    monkeypatch.setattr(app_module, "HEALTH_STORE_TIMEOUT", 0.2)
+    retriever = Hanging(chunks=list(GUIDE))
+    runtime = Runtime(settings=settings, graph=None, retriever=retriever,  # type: ignore[arg-type]
+                      model_id="scripted")
+    try:
+        with TestClient(create_app(settings, lambda _s: runtime)) as client:
+            began = time.monotonic()
+            r = client.get("/health")
+            assert time.monotonic() - began < 2
+            assert r.status_code == 200 and r.json()["status"] == "ok"
+    finally:
+        release.set()
