@@ -38,7 +38,25 @@ WELCOME = (
 )
 
 
+# Who a greeting may be addressed to: "hello docent", "hi all".
+_ADDRESSEES = frozenset({"docent", "bot", "assistant", "there", "all", "everyone", "team"})
+_REPEATED_LETTER = re.compile(r"([a-z])\1+")
+
+
 def is_greeting(message: str) -> bool:
-    """True for a bare greeting, whatever its case, punctuation and spacing."""
+    """True for a bare greeting, whatever its case, punctuation and spacing, and for close
+    variants: stretched or doubled letters ("hiii", "helo"), a repeat ("hi hi") or an
+    addressee ("hello docent")."""
     words = _NOT_LETTERS.sub(" ", message.lower().replace("-", " ")).split()
-    return 0 < len(words) <= 4 and " ".join(words) in _GREETINGS
+    return 0 < len(words) <= 4 and _canonical(words) in _CANONICAL
+
+
+def _canonical(words: list[str]) -> str:
+    squeezed = [_REPEATED_LETTER.sub(r"\1", w) for w in words]
+    kept = [w for i, w in enumerate(squeezed) if i == 0 or w != squeezed[i - 1]]
+    while len(kept) > 1 and kept[-1] in _ADDRESSEES:
+        kept.pop()
+    return " ".join(kept)
+
+
+_CANONICAL = frozenset(_canonical(g.split()) for g in _GREETINGS)

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.agent.sanitize import strip_internal_metadata
-from docent.greeting import WELCOME
+from docent.greeting import WELCOME, is_greeting
 from docent.logs import JsonFormatter
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
 from tests.http import client_for, parse_sse
@@ -55,7 +55,8 @@ def test_selected_text_and_user_context_reach_the_model(settings):
     assert "> DOCENT_MAX_TOOL_CALLS=3" in question.content
 
 
-@pytest.mark.parametrize("text", ["hi", "Hello!", "HEY", "salam", "Assalam o Alaikum!!"])
+@pytest.mark.parametrize("text", ["hi", "Hello!", "HEY", "salam", "Assalam o Alaikum!!",
+                                  "hii", "helo", "hi hi", "hello docent", "Heyyy there!"])
 def test_greetings_take_the_fast_path(settings, text):
     client, model, retriever = build(settings, [])
     with client:
@@ -65,6 +66,11 @@ def test_greetings_take_the_fast_path(settings, text):
     assert body["sources"] == [] and body["metadata"]["model"] == "greeting"
     assert model.calls == [] and retriever.queries == []
     assert [f["event"] for f in frames if "event" in f] == ["on_chain_end"]
+
+
+@pytest.mark.parametrize("text", ["hi docent how do I ingest", "hello limits", "docent"])
+def test_near_greetings_that_ask_something_are_not_greetings(text):
+    assert not is_greeting(text)
 
 
 def test_a_question_that_starts_with_hello_is_not_a_greeting(settings):
