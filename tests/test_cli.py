@@ -43,3 +43,14 @@ def test_final_answer_follows_when_its_words_changed():
 def test_answer_that_never_streamed_is_printed():
     text = _printed([], "I don't have enough information.")
     assert text.startswith("I don't have enough information.") and "---" not in text
+
+
+def test_output_cut_short_by_the_reader_is_no_error(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DOCENT_DATA_DIR": str(tmp_path)}
+    out = subprocess.run(f'"{sys.executable}" -m docent.cli config | head -1', shell=True,
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -62,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"docent: {exc}", file=sys.stderr)  # noqa: T201
         return 2
+    except BrokenPipeError:  # `docent config | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _ingest(settings: Settings, path: Path | None, reset: bool, progress: bool) -> int:
