@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     )
     top_k: int = Field(5, ge=1, le=20, description="Chunks returned by one retrieval.")
     tool_retries: int = Field(3, ge=0, le=10, description="Retries of a failing retrieval.")
+    retrieval_timeout_seconds: float = Field(
+        10.0, gt=0, le=300, description="Longest wait for one search; then it counts as failed."
+    )
     llm_retries: int = Field(2, ge=0, le=10, description="Retries of a failing model call.")
     retry_max_wait_seconds: float = Field(
         8.0, ge=0, le=120, description="Upper bound of one backoff wait between retries."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -26,6 +27,33 @@ async def test_permanent_retrieval_error_is_not_retried(make_graph):
     state = await graph.ainvoke({"messages": [HumanMessage("limit?")]})
     assert state["error_code"] == "RETRIEVAL_FAILED"
     assert len(r.queries) == 1
+
+
+class HangingRetriever(FakeRetriever):
+    """A store that stops answering: every search blocks until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__(chunks=list(GUIDE))
+        self.release = threading.Event()
+        self.calls = 0
+
+    def search(self, query: str, k: int):
+        self.calls += 1
+        self.release.wait(60)
+        return super().search(query, k)
+
+
+async def test_a_store_that_stops_answering_fails_the_search_instead_of_hanging(make_graph):
+    r = HangingRetriever()
+    graph, _ = make_graph(call("tool-call limit"), AIMessage("never"), retriever_=r,
+                          tool_retries=1, retrieval_timeout_seconds=0.05)
+    try:
+        state = await graph.ainvoke({"messages": [HumanMessage("limit?")]})
+        assert not r.release.is_set()  # the run ended while the store still hung
+    finally:
+        r.release.set()
+    assert state["error_code"] == "RETRIEVAL_FAILED" and state["sources"] == []
+    assert r.calls == 2  # timed out, retried once, timed out again
 
 
 def test_transient_classification():

@@ -6,6 +6,7 @@ exit reason; guards fire in the order written in CONTRACT.md and the first one w
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -170,7 +171,12 @@ def build_graph(
                     settings.tool_retries, settings.retry_max_wait_seconds, log_retry("search")
                 ):
                     with attempt:
-                        hits = await search_tool.ainvoke(call["args"], config)
+                        # A store that stops answering must not hang the run: a search
+                        # that takes too long fails (TimeoutError, retried like any other).
+                        hits = await asyncio.wait_for(
+                            search_tool.ainvoke(call["args"], config),
+                            settings.retrieval_timeout_seconds,
+                        )
             except Exception as exc:  # noqa: BLE001 - a friendly interruption, detail logged
                 log_failure(
                     log, exc, where="database", request_id=_query_id(config),
