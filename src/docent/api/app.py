@@ -50,7 +50,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-HEALTH_STORE_TIMEOUT = 2.0  # seconds /health waits for the chunk count
+STORE_CHECK_TIMEOUT = 2.0  # seconds /health and /ready wait for the chunk count
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -143,7 +143,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """
         try:
             count = asyncio.to_thread(runtime.retriever.count)
-            app.state.chunks_seen = await asyncio.wait_for(count, HEALTH_STORE_TIMEOUT)
+            app.state.chunks_seen = await asyncio.wait_for(count, STORE_CHECK_TIMEOUT)
         except Exception:  # noqa: BLE001 - the store's state is /ready's to report
             pass
         return {
@@ -158,7 +158,8 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """Readiness: the store answers, chunks are indexed, a model chain is configured."""
         checks: dict[str, Any] = {"models": runtime.settings.provider_chain}
         try:
-            checks["chunks"] = await asyncio.to_thread(runtime.retriever.count)
+            count = asyncio.to_thread(runtime.retriever.count)
+            checks["chunks"] = await asyncio.wait_for(count, STORE_CHECK_TIMEOUT)
             checks["store"] = "ok"
         except Exception:  # noqa: BLE001 - reported as a failed check (a probe polls: no log line)
             checks["store"], checks["chunks"] = "unreachable", 0
