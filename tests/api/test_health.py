@@ -8,13 +8,7 @@ app as `docent serve` builds it (`build_runtime`, the real embedder, the extract
 from __future__ import annotations
 
 import logging
-import shutil
-import socket
-import subprocess
-import sys
 import threading
-import time
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,6 +18,7 @@ from docent.api.app import create_app
 from docent.config import load_settings
 from docent.ingest import ingest_path
 from docent.runtime import Runtime
+from tests.chroma_server import ChromaServer
 from tests.fakes import GUIDE, FakeRetriever
 
 QUESTION = {"message": "How do I change the tool-call limit?"}
@@ -34,51 +29,6 @@ DOC = """# Configuration
 The tool-call limit caps how many searches the agent runs in one answer. Set
 `DOCENT_MAX_TOOL_CALLS` to change the tool-call limit; the default is 3.
 """
-
-
-class ChromaServer:
-    """`chroma run` on a fixed 127.0.0.1 port and path, stopped and started at will."""
-
-    def __init__(self, path: Path) -> None:
-        cli = Path(sys.executable).with_name("chroma")
-        if not cli.exists():
-            if not shutil.which("chroma"):
-                pytest.skip("chroma CLI not installed")
-            cli = Path("chroma")
-        self.cli, self.path = cli, path
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [str(self.cli), "run", "--host", "127.0.0.1", "--port", str(self.port),
-             "--path", str(self.path)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    pytest.skip("chroma server did not start within 30 s")
-                time.sleep(0.3)
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc = None
 
 
 @pytest.fixture

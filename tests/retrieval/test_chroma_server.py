@@ -2,58 +2,26 @@
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
 
 from docent.config import load_settings
 from docent.ingest import ingest_path
 from docent.retrieval.retriever import HybridRetriever
 from docent.retrieval.store import open_store
+from tests.chroma_server import ChromaServer
 from tests.retrieval.conftest import FakeEmbedder, write_docs
 
 pytestmark = pytest.mark.slow
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def chroma_url(tmp_path):
-    cli = Path(sys.executable).with_name("chroma")
-    if not cli.exists() and not shutil.which("chroma"):
-        pytest.skip("chroma CLI not installed")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [str(cli if cli.exists() else "chroma"), "run", "--host", "127.0.0.1",
-         "--port", str(port), "--path", str(tmp_path / "server")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    server = ChromaServer(tmp_path / "server")
+    server.start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.skip("chroma server did not start within 30 s")
-                time.sleep(0.3)
-        yield f"http://127.0.0.1:{port}"
+        yield server.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        server.stop()
 
 
 def test_two_replicas_share_one_server_and_see_reingestion(tmp_path, chroma_url):

@@ -142,8 +142,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         last count seen; `/ready` is the check that reports the store.
         """
         try:
-            count = asyncio.to_thread(runtime.retriever.count)
-            app.state.chunks_seen = await asyncio.wait_for(count, STORE_CHECK_TIMEOUT)
+            app.state.chunks_seen = await _count_chunks(runtime)
         except Exception:  # noqa: BLE001 - the store's state is /ready's to report
             pass
         return {
@@ -158,8 +157,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """Readiness: the store answers, chunks are indexed, a model chain is configured."""
         checks: dict[str, Any] = {"models": runtime.settings.provider_chain}
         try:
-            count = asyncio.to_thread(runtime.retriever.count)
-            checks["chunks"] = await asyncio.wait_for(count, STORE_CHECK_TIMEOUT)
+            checks["chunks"] = await _count_chunks(runtime)
             checks["store"] = "ok"
         except Exception:  # noqa: BLE001 - reported as a failed check (a probe polls: no log line)
             checks["store"], checks["chunks"] = "unreachable", 0
@@ -181,6 +179,11 @@ async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[st
                 prepared.finish(data)
             n += 1
             yield {"event": event, "id": str(n), "data": json.dumps(data)}
+
+
+async def _count_chunks(runtime: Runtime) -> int:
+    """The store's chunk count, off the event loop; TimeoutError after STORE_CHECK_TIMEOUT."""
+    return await asyncio.wait_for(asyncio.to_thread(runtime.retriever.count), STORE_CHECK_TIMEOUT)
 
 
 def _ping() -> ServerSentEvent:

@@ -144,15 +144,18 @@ class DocStore:
 
     def fingerprint(self) -> str:
         """Changes whenever an ingestion changed the collection, in any process."""
-        value = str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
+        value = self._read_fingerprint()
         foreign = value != self._seen and value not in _WRITTEN_HERE
         if self._seen is not None and foreign and self._reopen is not None:
             # Another process re-ingested: an embedded client's vector index is stale.
             with self._lock:
                 self.client = self._reopen()
-            value = str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
+            value = self._read_fingerprint()
         self._seen = value
         return value
+
+    def _read_fingerprint(self) -> str:
+        return str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
 
     def touch(self) -> str:
         """Record that the contents changed; returns the new fingerprint."""

@@ -1,0 +1,57 @@
+"""A real Chroma server for tests: `chroma run` on 127.0.0.1, skipped without the CLI."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+class ChromaServer:
+    """`chroma run` on a fixed 127.0.0.1 port and path, stopped and started at will."""
+
+    def __init__(self, path: Path) -> None:
+        cli = Path(sys.executable).with_name("chroma")
+        if not cli.exists():
+            if not shutil.which("chroma"):
+                pytest.skip("chroma CLI not installed")
+            cli = Path("chroma")
+        self.cli, self.path = cli, path
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [str(self.cli), "run", "--host", "127.0.0.1", "--port", str(self.port),
+             "--path", str(self.path)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    pytest.skip("chroma server did not start within 30 s")
+                time.sleep(0.3)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
