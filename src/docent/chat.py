@@ -16,6 +16,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
+from docent.agent.citations import CitationStream
 from docent.agent.graph import GRAPH_NAME
 from docent.agent.tools import SEARCH_TOOL, public_source
 from docent.exit_reasons import CANNED, REFUSAL, RETRYABLE, ExitReason
@@ -126,16 +127,27 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
         yield "on_chain_end", to_response(greeting_state(), turn, started, runtime.model_id)
         return
     final: dict[str, Any] | None = None
+    # Tokens carry the citation numbers the final answer will have (see CitationStream).
+    citations = CitationStream()
     try:
         async for event in runtime.graph.astream_events(
             turn.inputs(), turn.config(), version="v2"
         ):
             kind, name = event["event"], event.get("name")
-            if kind == "on_chat_model_stream":
+            node = event.get("metadata", {}).get("langgraph_node")
+            if kind == "on_chat_model_start" and node == "llm":
+                citations.restart()  # the answer is the last model call's text
+            elif kind == "on_chat_model_stream" and node == "llm":
                 chunk = event["data"].get("chunk")
-                text = chunk.text if chunk is not None else ""
-                if text and event.get("metadata", {}).get("langgraph_node") == "llm":
+                text = citations.feed(chunk.text) if chunk is not None else ""
+                if text:
                     yield kind, {"content": text}
+            elif kind == "on_chat_model_end" and node == "llm":
+                rest = citations.flush()
+                if rest:
+                    yield "on_chat_model_stream", {"content": rest}
+            elif kind == "on_chain_end" and node and _sources_of(event):
+                citations.known = {int(s["n"]) for s in _sources_of(event)}
             elif kind == "on_tool_start" and name == SEARCH_TOOL:
                 yield kind, {"name": name, "input": _tool_input(event["data"].get("input"))}
             elif kind == "on_tool_end" and name == SEARCH_TOOL:
@@ -158,6 +170,13 @@ def _noted(runtime: Runtime, turn: ChatTurn, response: dict[str, Any]) -> dict[s
             log_failure(log, exc, where="unknown", request_id=turn.query_id,
                         event="gap log not written")
     return response
+
+
+def _sources_of(event: Any) -> list[dict[str, Any]]:
+    """The run's numbered sources, when the event is a node's end that updated them."""
+    output = event["data"].get("output")
+    sources = output.get("sources") if isinstance(output, dict) else None
+    return sources if isinstance(sources, list) else []
 
 
 def _tool_input(data: Any) -> dict[str, Any]:

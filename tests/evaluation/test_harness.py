@@ -68,7 +68,7 @@ async def test_retrieval_is_scored_over_every_retrieved_chunk_not_only_the_cited
     runtime = Runtime(settings=settings, graph=graph, retriever=FakeRetriever(), model_id="s")
     run = await ask(runtime, ChatTurn(message="limits?"))
     assert run.response["exit_reason"] == "COMPLETED"
-    assert [s["n"] for s in run.response["sources"]] == [2]
+    assert [s["n"] for s in run.response["sources"]] == [1]  # cited: one source, renumbered
     assert len(run.retrieved) == 3 and set(run.retrieved) == {"guide.md", "streaming.md"}
     assert run.latency_ms > 0
 

@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import ValidationError
 
-from docent.agent.citations import enforce_citations
+from docent.agent.citations import enforce_citations, renumber
 from docent.agent.context import fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
 from docent.agent.model_chain import ModelChain, log_retry
@@ -229,6 +229,7 @@ def build_graph(
                 "cited": [],
             }
         text, cited = enforce_citations(strip_internal_metadata(answer), state.get("sources", []))
+        text, cited = renumber(text, cited)  # [1], [2], [3] in the order a reader meets them
         return {"exit_reason": ExitReason.COMPLETED, "response": text, "cited": cited}
 
     def after_input(state: AgentState) -> Literal["llm", "__end__"]:
