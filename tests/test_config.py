@@ -53,7 +53,7 @@ BAD_COLLECTIONS = [
     "ábc", "abc\n", "192.168.1.1", "0.0.0.0", "255.255.255.255",
 ]
 GOOD_COLLECTIONS = [
-    "docent", "abc", "a.b", "a_b-c.d", "My-Docs_2.0", "a" * 64, "a" * 512, "1.2.3",
+    "docent", "abc", "a.b", "a_b-c.d", "My-Docs_2.0", "a" * 64, "a" * 506, "1.2.3",
     "01.2.3.4", "256.1.1.1", "1.2.3.4.5",
 ]
 
@@ -70,6 +70,12 @@ def test_collection_names_chroma_rejects_name_the_key(monkeypatch, name):
 def test_collection_names_chroma_accepts_pass(monkeypatch, name):
     monkeypatch.setenv("DOCENT_COLLECTION", name)
     assert load_settings().collection == name
+
+
+def test_a_collection_name_leaves_room_for_its_units_companion(monkeypatch):
+    monkeypatch.setenv("DOCENT_COLLECTION", "a" * 507)  # Chroma takes it; "<name>-units" not
+    with pytest.raises(ConfigError, match="DOCENT_COLLECTION.*at most 506.*-units"):
+        load_settings()
 
 
 def test_collection_rule_agrees_with_the_installed_chroma(tmp_path):

@@ -32,6 +32,8 @@ CommaList = Annotated[list[str], NoDecode]
 # Chroma's collection-name rule (chromadb 1.5.9): 3-512 of [a-zA-Z0-9._-], first and last
 # a letter or digit, no "..", and not an IPv4 address (an IPv6 one needs ":", already out).
 _COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+# Chroma's 512, less the "-units" of the companion collection (docent.retrieval.store).
+MAX_COLLECTION_CHARS = 506
 
 
 def check_collection_name(value: str) -> str:
@@ -177,7 +179,13 @@ class Settings(BaseSettings):
     @field_validator("collection")
     @classmethod
     def _chroma_collection_name(cls, value: str) -> str:
-        return check_collection_name(value)
+        check_collection_name(value)
+        if len(value) > MAX_COLLECTION_CHARS:
+            raise ValueError(
+                f"a collection name must be at most {MAX_COLLECTION_CHARS} characters: docent "
+                "keeps answer-unit vectors in a companion collection named <name>-units"
+            )
+        return value
 
     @field_validator("llm_providers")
     @classmethod

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.config import Settings
-from docent.retrieval.chunking import chunk_markdown, embedding_text
+from docent.models.unit_vectors import UNITS_VERSION, encode_chunks
+from docent.retrieval.chunking import chunk_markdown
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.store import DocStore, drop_collection, open_store
 
@@ -36,6 +37,7 @@ class IngestReport:
     chunks_written: int = 0
     total_chunks: int = 0
     seconds: float = 0.0
+    rebuilt: bool = False  # every file re-embedded: the index predates this unit-vector format
 
     def summary(self) -> str:
         """One paragraph for the terminal."""
@@ -45,6 +47,8 @@ class IngestReport:
             f"{len(self.skipped)} skipped; {self.chunks_written} chunks written, "
             f"{self.total_chunks} in the store; {self.seconds:.1f} s."
         )
+        if self.rebuilt:
+            text += " Every file was re-embedded: the index was built by an older docent."
         if self.skipped:
             text += " Skipped: " + "; ".join(f"{f} ({why})" for f, why in self.skipped) + "."
         return text
@@ -97,9 +101,11 @@ def ingest_path(
     source_root = str(base.resolve())
     report = IngestReport(root=str(root), files_seen=len(files))
     known = store.files(source_root)
+    # An index without this version's answer-unit vectors: embed every file again.
+    report.rebuilt = bool(known) and store.units_version() != UNITS_VERSION
     base_url = str(settings.docs_base_url) if settings.docs_base_url else None
     present: set[str] = set()
-    changed = False
+    changed = completed = False
     show = progress and (sys.stderr.isatty() or len(files) >= _BAR_MIN_FILES)
     try:
         for file in _progress(files, show):
@@ -112,7 +118,7 @@ def ingest_path(
                 report.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
                 continue
             digest = hashlib.sha256(data).hexdigest()
-            if known.get(rel) == digest:
+            if known.get(rel) == digest and not report.rebuilt:
                 report.unchanged += 1
                 continue
             text, reason = _decode(data)
@@ -130,8 +136,9 @@ def ingest_path(
                 report.skipped.append((rel, reason))
                 report.removed += rel in known
                 continue
-            vectors = embedder.embed([embedding_text(c) for c in chunks])
-            store.upsert(chunks, vectors, file_hash=digest, source_root=source_root)
+            vectors, units = encode_chunks(embedder, chunks)
+            store.upsert(chunks, vectors, file_hash=digest, source_root=source_root,
+                         units=units)
             changed = True
             report.chunks_written += len(chunks)
             if rel in known:
@@ -143,10 +150,13 @@ def ingest_path(
             store.delete_files(gone, source_root)
             report.removed += len(gone)
             changed = True
+        completed = True
     finally:
         # Written last, after every chunk, so a reader never pairs new data with an old index.
         if changed:
-            store.touch()
+            # A rebuild cut short leaves old chunks without unit vectors: keep the old
+            # version so the next run rebuilds again.
+            store.touch(units_version=UNITS_VERSION if completed or not report.rebuilt else None)
     report.total_chunks = store.count()
     report.seconds = time.perf_counter() - started
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,11 +14,15 @@ from docent.agent.graph import build_graph
 from docent.config import Settings
 from docent.failures import classify
 from docent.models.factory import build_chat_models
+from docent.models.unit_vectors import AnswerVectors
 from docent.retrieval.types import Hit, Retriever
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from docent.retrieval.embeddings import Embedder
     from docent.retrieval.retriever import HybridRetriever
+    from docent.retrieval.store import UnitVectors
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +47,11 @@ def build_runtime(settings: Settings) -> Runtime:
     from docent.retrieval.retriever import build_retriever
 
     embedder = MiniLMEmbedder()  # one model, shared by the retriever and the extractive answerer
-    retriever: Retriever = (
+    retriever: HybridRetriever | ServerRetriever = (
         build_retriever(settings, embedder) if settings.chroma_url is None
         else ServerRetriever(settings, embedder)
     )
-    chain = build_chat_models(settings, embed=embedder.embed)
+    chain = build_chat_models(settings, AnswerVectors(embedder, retriever))
     graph = build_graph(chain, retriever, settings)
     return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id)
 
@@ -77,6 +82,12 @@ class ServerRetriever:
 
     def count(self) -> int:
         return self._open().count()
+
+    def query_vector(self, text: str) -> np.ndarray:
+        return self._open().query_vector(text)
+
+    def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
+        return self._open().unit_vectors(chunk_ids)
 
     def warm_up(self) -> None:
         """Load the embedding model, then open the store if it answers (one line if not)."""

@@ -171,18 +171,40 @@ def test_topic_drops_site_suffix_and_markup():
 # Composition: which units answer, and how they are laid out.
 
 
-def fake_embed(topics):
-    """Texts to one-hot vectors by the first topic word they contain (a stand-in for MiniLM)."""
-    import numpy as np
+class TopicEmbedder:
+    """Texts to one-hot vectors by the first topic word they contain (a stand-in for MiniLM);
+    a span of a text is embedded as the substring it covers."""
 
-    def embed(texts):
-        out = np.zeros((len(texts), len(topics) + 1), dtype=np.float32)
+    name = "fake-topics"
+
+    def __init__(self, topics):
+        self.topics = topics
+        self.dim = len(topics) + 1
+        self.calls = []
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.calls.append(list(texts))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            hit = next((i for i, t in enumerate(topics) if t in text.lower()), len(topics))
+            hit = next((i for i, t in enumerate(self.topics) if t in text.lower()), len(self.topics))
             out[row, hit] = 1.0
         return out
 
-    return embed
+    def embed_spans(self, texts, spans):
+        parts = [self.embed([t[a:b] for a, b in s]) for t, s in zip(texts, spans, strict=True)]
+        return self.embed(texts), parts
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+def fake_vectors(topics):
+    """Answer vectors computed on the fly with a `TopicEmbedder`."""
+    from docent.models.unit_vectors import AnswerVectors
+
+    return AnswerVectors(TopicEmbedder(topics))
 
 
 CORS_TEXT = """[1] Cross-origin requests (cors.md)
@@ -196,8 +218,8 @@ A webhook lets the API call localhost apps of its users when events happen."""
 
 def test_sentences_are_chosen_by_meaning_not_only_by_shared_words():
     question = "My app on localhost:3000 is blocked by the browser. How do I allow it?"
-    embed = fake_embed(["origin", "browser", "webhook"])  # question and answer: one topic
-    answer = compose_answer(question.replace("browser", "origin"), parse_references(CORS_TEXT), embed)
+    vectors = fake_vectors(["origin", "browser", "webhook"])  # question and answer: one topic
+    answer = compose_answer(question.replace("browser", "origin"), parse_references(CORS_TEXT), vectors)
     assert answer.startswith("## Cross-origin requests")
     assert "`OriginsMiddleware`" in answer and "`allowed_origins`" in answer
     assert "[2]" not in answer  # the off-topic passage gives no key point
@@ -255,18 +277,14 @@ Keep the signing secret out of version control."""
     assert "Example [1]:\n\n```console\n$ head -c 32 /dev/urandom | base64\n```" in answer
 
 
-def test_the_model_and_the_factory_pass_the_embedder_to_composition(settings):
+def test_the_model_and_the_factory_pass_the_vectors_to_composition(settings):
     from docent.models.factory import build_chat_models
 
-    calls = []
-
-    def embed(texts):
-        calls.append(texts)
-        return fake_embed(["limit"])(texts)
-
-    model = build_chat_models(settings.model_copy(update={"provider": "extractive"}), embed=embed)
+    vectors = fake_vectors(["limit"])
+    calls = vectors.embedder.calls
+    model = build_chat_models(settings.model_copy(update={"provider": "extractive"}), vectors)
     extractive = model[-1].model
-    assert isinstance(extractive, ExtractiveChatModel) and extractive.embed is embed
+    assert isinstance(extractive, ExtractiveChatModel) and extractive.vectors is vectors
     messages = [HumanMessage("How do I change the tool-call limit?"),
                 AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "1"}]),
                 ToolMessage(TOOL_TEXT, tool_call_id="1")]
@@ -310,8 +328,8 @@ settings.retry_backoff = 2.0
 ```"""
     # By meaning the lead scores far above the code's introduction; by words the code
     # block matches the question as well as any unit.
-    embed = fake_embed(["backoff"])
-    answer = compose_answer("How do I set retry backoff?", parse_references(text), embed)
+    vectors = fake_vectors(["backoff"])
+    answer = compose_answer("How do I set retry backoff?", parse_references(text), vectors)
     assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
 
 

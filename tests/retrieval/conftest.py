@@ -28,8 +28,16 @@ class FakeEmbedder:
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text)) + 2
 
+    def embed_spans(self, texts, spans):
+        """Each span as the substring it covers (the spans cost no embedding of their own)."""
+        parts = [self._bow([t[a:b] for a, b in s]) for t, s in zip(texts, spans, strict=True)]
+        return self.embed(texts), parts
+
     def embed(self, texts: list[str]) -> np.ndarray:
         self.embedded += len(texts)
+        return self._bow(texts)
+
+    def _bow(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _WORD.findall(text.lower()):

@@ -1,43 +1,34 @@
 """Compose a cited markdown answer from retrieved passages, extractively.
 
 Every passage is cut into units (sentences, list items, table rows, code blocks). Each unit
-is scored against the question by meaning (cosine of MiniLM vectors, when an embedder is
-given) and by words (IDF-weighted overlap), with a prior for better-ranked passages. The
-best unit leads; its neighbours that belong with it (the list an "as follows:" sentence
-introduces, the next sentence of the paragraph) and the best units of the passages that
-are relevant enough become the key points, in document order.
+is scored against the question by meaning (cosine of MiniLM vectors, computed at
+ingestion: see `docent.models.unit_vectors`) and by words (IDF-weighted overlap), with a
+prior for better-ranked passages. The best unit leads; its neighbours that belong with it
+(the list an "as follows:" sentence introduces, the next sentence of the paragraph) and
+the best units of the passages that are relevant enough become the key points, in
+document order.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from docent.exit_reasons import REFUSAL
 from docent.models.text import Reference, terms
+from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
-
-Embed = Callable[[list[str]], np.ndarray]
-"""Texts to L2-normalised row vectors (`MiniLMEmbedder.embed`)."""
 
 _MAX_UNIT_CHARS = 600
 _MAX_CODE_LINES = 30
 _MAX_POINTS = 10
 # Score = cosine(question, unit) + _W_LEX * lexical (0..1) + a prior by passage rank.
-# Without an embedder the lexical score alone (weight 1) decides. Measured on the
+# Without vectors the lexical score alone (weight 1) decides. Measured on the
 # development sets of both eval corpora (bench/results); see the notes in CONTRACT.md.
 _W_LEX = 0.35
 _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
-# Only this many prose units are embedded (most likely first: words, then rank): MiniLM
-# costs ~0.4 ms a token on two cores, and each unit is cut to _EMBED_CHARS.
-_MAX_EMBEDDED = 24
-_EMBED_CHARS = 200
-_EMBED_GROUP = 4
-_PREFILTER_PRIOR = 3.0
 # Key points come from passages whose best unit scores >= _PASSAGE_SHARE of the lead's,
 # units scoring >= _POINT_SHARE of it (_TOP_SHARE in the lead's own passage).
 _PASSAGE_SHARE = 0.8
@@ -64,13 +55,15 @@ class Candidate:
     score: float = 0.0
 
 
-def compose_answer(question: str, refs: Sequence[Reference], embed: Embed | None = None) -> str:
+def compose_answer(
+    question: str, refs: Sequence[Reference], vectors: AnswerVectors | None = None
+) -> str:
     """A cited markdown answer from the passages, or the refusal when none is relevant."""
     cands = _candidates(refs)
     wanted = set(terms(question))
     if not any(c.terms & wanted for c in cands if not c.unit.is_code):
         return REFUSAL
-    cands = _score(question, wanted, cands, embed)
+    cands = _score(question, wanted, cands, refs, vectors)
     lead = max((c for c in cands if not c.unit.is_code), key=lambda c: c.score)
     points = _key_points(lead, cands)
     code = _example(cands, lead, points)
@@ -167,7 +160,8 @@ def _source(ref: Reference) -> str:
 
 
 def _score(
-    question: str, wanted: set[str], cands: list[Candidate], embed: Embed | None
+    question: str, wanted: set[str], cands: list[Candidate], refs: Sequence[Reference],
+    vectors: AnswerVectors | None,
 ) -> list[Candidate]:
     df = Counter(t for c in cands for t in c.terms & wanted)
     idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
@@ -176,20 +170,19 @@ def _score(
         for c in cands
     ]
     top = max(lex) or 1.0
-    if embed is not None:
-        # Code is scored by its words and by the sentence that introduces it: embedding it
-        # costs the most tokens and says the least.
-        idx = [i for i, c in enumerate(cands) if not c.unit.is_code]
-        if len(idx) > _MAX_EMBEDDED:
-            # Embedding costs time by the token: only the likeliest units are read by meaning.
-            keep = sorted(idx, key=lambda i: -(lex[i] / top + _PREFILTER_PRIOR * _prior(cands[i])))
-            idx = sorted(keep[:_MAX_EMBEDDED])
-        vectors = _embed_grouped(embed, [question, *(_embed_text(cands[i]) for i in idx)])
-        sims = dict(zip(idx, (vectors[1:] @ vectors[0]).tolist(), strict=True))
-        sem = [sims.get(i, sims.get(i - 1, 0.0)) for i in range(len(cands))]
-    else:
-        sem = [0.0] * len(cands)
-    w_lex = _W_LEX if embed is not None else 1.0
+    sem = [0.0] * len(cands)
+    if vectors is not None:
+        q = vectors.question(question)
+        tables = vectors.units([(r.chunk_id, _where(r), r.body) for r in refs])
+        by_n = {r.n: table for r, table in zip(refs, tables, strict=True)}
+        for i, c in enumerate(cands):
+            row = by_n.get(c.ref.n, {}).get(unit_key(c.unit.text))
+            if row is not None:
+                sem[i] = float(row @ q)
+            elif c.unit.is_code and i:
+                # Code is scored by its words and by the sentence that introduces it.
+                sem[i] = sem[i - 1]
+    w_lex = _W_LEX if vectors is not None else 1.0
     out = []
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         prior = _prior(c)
@@ -198,28 +191,13 @@ def _score(
     return out
 
 
-def _embed_grouped(embed: Embed, texts: list[str]) -> np.ndarray:
-    """`embed(texts)`, in small groups of similar length: a batch is padded to its longest
-    text, so one big batch of short and long sentences costs far more (measured: ~40%)."""
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    rows: dict[int, np.ndarray] = {}
-    for start in range(0, len(order), _EMBED_GROUP):
-        group = order[start : start + _EMBED_GROUP]
-        for i, vector in zip(group, embed([texts[i] for i in group]), strict=True):
-            rows[i] = vector
-    return np.stack([rows[i] for i in range(len(texts))])
+def _where(ref: Reference) -> str:
+    """The passage's title and section, as ingestion put them before its text."""
+    return ref.heading.rsplit(" (", 1)[0]
 
 
 def _prior(c: Candidate) -> float:
     return _RANK_PRIOR[c.page - 1] if 0 < c.page <= len(_RANK_PRIOR) else 0.0
-
-
-def _embed_text(c: Candidate) -> str:
-    text = c.unit.text[:_EMBED_CHARS]
-    # Rows and items are terse ("Refresh: 120 seconds"): the section says what they describe.
-    if c.unit.kind in ("row", "item"):
-        return f"{c.ref.topic}: {text}"
-    return text
 
 
 def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:

@@ -29,8 +29,9 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from docent.exit_reasons import REFUSAL
-from docent.models.compose import Embed, compose_answer
+from docent.models.compose import compose_answer
 from docent.models.text import parse_references, terms
+from docent.models.unit_vectors import AnswerVectors
 from docent.prompts import MAX_QUERY_CHARS, REASK_MESSAGE, SELECTION_HEADER
 
 _FOLLOWUP_WORDS = frozenset(
@@ -57,12 +58,18 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     return question
 
 
+def _chunk_ids(message: ToolMessage) -> list[str] | None:
+    """The chunk ids a search's tool message carries as its artifact, in passage order."""
+    ids = message.artifact
+    return [str(i) for i in ids] if isinstance(ids, list) else None
+
+
 class ExtractiveChatModel(BaseChatModel):
     """The built-in offline answerer; see the module docstring."""
 
     model_name: str = "extractive"
-    embed: Embed | None = Field(default=None, exclude=True)
-    """Sentence embedder for scoring units by meaning; without one, by words alone."""
+    vectors: AnswerVectors | None = Field(default=None, exclude=True)
+    """Question and unit vectors for scoring units by meaning; without them, by words alone."""
 
     @property
     def _llm_type(self) -> str:
@@ -84,13 +91,13 @@ class ExtractiveChatModel(BaseChatModel):
             return AIMessage(REFUSAL)
         question_at = humans[-1]
         question, selection = split_selection(messages[question_at].text)
-        tool_texts = [m.text for m in messages[question_at:] if isinstance(m, ToolMessage)]
+        tools = [m for m in messages[question_at:] if isinstance(m, ToolMessage)]
         earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
         # A follow-up ("What is the default?") is searched, and answered, as the standalone
         # question it stands for.
         question = condense_query(question, earlier)
 
-        if not tool_texts and tool_names:
+        if not tools and tool_names:
             query = question
             if selection:  # the selection says what "this" refers to
                 query = f"{query} {selection[:300]}"
@@ -100,9 +107,9 @@ class ExtractiveChatModel(BaseChatModel):
             return AIMessage(
                 "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]
             )
-        refs = [r for text in tool_texts for r in parse_references(text)]
+        refs = [r for m in tools for r in parse_references(m.text, _chunk_ids(m))]
         framed = f"{question} {selection}" if selection else question
-        return AIMessage(compose_answer(framed, refs, self.embed) if refs else REFUSAL)
+        return AIMessage(compose_answer(framed, refs, self.vectors) if refs else REFUSAL)
 
     def _generate(
         self,

@@ -8,8 +8,8 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from docent.config import Provider, Settings
-from docent.models.compose import Embed
 from docent.models.extractive import ExtractiveChatModel
+from docent.models.unit_vectors import AnswerVectors
 
 
 @dataclass(frozen=True)
@@ -20,16 +20,20 @@ class NamedModel:
     model: BaseChatModel
 
 
-def build_chat_models(settings: Settings, embed: Embed | None = None) -> list[NamedModel]:
+def build_chat_models(
+    settings: Settings, vectors: AnswerVectors | None = None
+) -> list[NamedModel]:
     """One model per provider of `settings.provider_chain`, in order.
 
-    `embed` (the retriever's sentence embedder) lets the extractive model score sentences by
-    meaning; without it, it scores them by words alone.
+    `vectors` (the retriever's question and answer-unit vectors) let the extractive model
+    score sentences by meaning; without them, it scores them by words alone.
     """
-    return [_build(provider, settings, embed) for provider in settings.provider_chain]
+    return [_build(provider, settings, vectors) for provider in settings.provider_chain]
 
 
-def _build(provider: Provider, settings: Settings, embed: Embed | None = None) -> NamedModel:
+def _build(
+    provider: Provider, settings: Settings, vectors: AnswerVectors | None = None
+) -> NamedModel:
     if provider == "gemini":
         from langchain_google_genai import ChatGoogleGenerativeAI  # heavy: only when chosen
 
@@ -55,4 +59,4 @@ def _build(provider: Provider, settings: Settings, embed: Embed | None = None) -
             max_retries=0,
         )
         return NamedModel(f"openai:{settings.openai_model}", openai)
-    return NamedModel("extractive", ExtractiveChatModel(embed=embed))
+    return NamedModel("extractive", ExtractiveChatModel(vectors=vectors))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 STOPWORDS = frozenset(
@@ -66,6 +67,7 @@ class Reference:
     n: int
     heading: str
     body: str
+    chunk_id: str | None = None  # the chunk's id when the tool message said it (its artifact)
 
     @property
     def topic(self) -> str:
@@ -76,11 +78,17 @@ class Reference:
         return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", topic).strip() or where
 
 
-def parse_references(tool_text: str) -> list[Reference]:
-    """Split a `search_docs` tool message into its numbered passages."""
+def parse_references(tool_text: str, chunk_ids: Sequence[str] | None = None) -> list[Reference]:
+    """Split a `search_docs` tool message into its numbered passages; `chunk_ids`, the
+    message's artifact, names their chunks in the same order."""
     matches = list(_REF_HEADER.finditer(tool_text))
+    ids: Sequence[str | None] = (
+        chunk_ids if chunk_ids is not None and len(chunk_ids) == len(matches)
+        else [None] * len(matches)
+    )
     refs = []
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(tool_text)
-        refs.append(Reference(int(m.group(1)), m.group(2), tool_text[m.end() : end].strip()))
+        body = tool_text[m.end() : end].strip()
+        refs.append(Reference(int(m.group(1)), m.group(2), body, ids[i]))
     return refs

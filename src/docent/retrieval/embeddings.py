@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+Span = tuple[int, int]
+"""A character range [start, end) of a text."""
 
 
 class Embedder(Protocol):
@@ -18,6 +22,13 @@ class Embedder(Protocol):
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
+        ...
+
+    def embed_spans(
+        self, texts: list[str], spans: Sequence[Sequence[Span]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`embed(texts)`, and for each text one L2-normalised row per span of it, read in
+        the context of the whole text; a span the model cannot see is a row of zeros."""
         ...
 
     def count_tokens(self, text: str) -> int:
@@ -37,7 +48,12 @@ def tokenizer_file() -> Path:
 
 
 class MiniLMEmbedder:
-    """Mean-pooled, L2-normalised MiniLM vectors; the model loads on first use."""
+    """Mean-pooled, L2-normalised MiniLM vectors; the model loads on first use.
+
+    `threads` is onnxruntime's intra-op thread count. Its worker threads never spin while
+    waiting for work: spinning kept a core busy between the short runs a server makes and
+    starved concurrent requests (see bench/README.md).
+    """
 
     name = "all-MiniLM-L6-v2-int8"
     dim = 384
@@ -65,6 +81,8 @@ class MiniLMEmbedder:
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             session = ort.InferenceSession(
                 str(model_file()), sess_options=options, providers=["CPUExecutionProvider"]
             )
@@ -72,33 +90,52 @@ class MiniLMEmbedder:
             self._tokenizer = tokenizer
             self._session = session
 
-    def _ids(self, texts: list[str]) -> list[list[int]]:
+    def _encode(self, texts: list[str]) -> list[Any]:
         if self._session is None:
             self._load()
-        return [enc.ids for enc in self._tokenizer.encode_batch(texts)]
+        return list(self._tokenizer.encode_batch(texts))
 
     def count_tokens(self, text: str) -> int:
         """Model tokens in `text`, special tokens included, without truncation."""
-        return len(self._ids([text])[0])
+        return len(self._encode([text])[0].ids)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Vectors of shape (len(texts), 384); inputs longer than 256 tokens are truncated."""
+        return self.embed_spans(texts, [()] * len(texts))[0]
+
+    def embed_spans(
+        self, texts: list[str], spans: Sequence[Sequence[Span]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's vector, and one vector per character span of it: the mean of the
+        span's token states in the same run (so a span costs no model time of its own)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        parts = [np.zeros((len(s), self.dim), dtype=np.float32) for s in spans]
         if not texts:
-            return out
-        ids = [seq[: self.max_tokens] for seq in self._ids(texts)]
-        if any(len(seq) == self.max_tokens for seq in ids):
-            # Keep [SEP] last after truncation, as the model was trained.
-            sep = self._tokenizer.token_to_id("[SEP]")
-            ids = [seq[:-1] + [sep] if len(seq) == self.max_tokens else seq for seq in ids]
+            return out, parts
+        encodings = self._encode(texts)
+        ids = [self._truncate(enc.ids) for enc in encodings]
         # Batching texts of similar length keeps padding, hence wasted compute, small.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            out[batch] = self._run([ids[i] for i in batch])
-        return out
+            hidden, mask = self._run([ids[i] for i in batch])
+            weights = mask[:, :, None].astype(np.float32)
+            out[batch] = _normalise((hidden * weights).sum(axis=1) / weights.sum(axis=1))
+            for row, i in enumerate(batch):
+                if spans[i]:
+                    n = len(ids[i])
+                    offsets = encodings[i].offsets[: n - 1] + [(0, 0)]  # [SEP] last
+                    parts[i] = _pool_spans(hidden[row, :n], offsets, spans[i])
+        return out, parts
 
-    def _run(self, seqs: list[list[int]]) -> np.ndarray:
+    def _truncate(self, seq: list[int]) -> list[int]:
+        if len(seq) <= self.max_tokens:
+            return seq
+        # Keep [SEP] last after truncation, as the model was trained.
+        return [*seq[: self.max_tokens - 1], self._tokenizer.token_to_id("[SEP]")]
+
+    def _run(self, seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Token states (batch, width, dim) and the attention mask of one padded batch."""
         width = max(len(s) for s in seqs)
         input_ids = np.zeros((len(seqs), width), dtype=np.int64)
         mask = np.zeros((len(seqs), width), dtype=np.int64)
@@ -108,8 +145,24 @@ class MiniLMEmbedder:
         feeds = {"input_ids": input_ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(input_ids)
-        hidden = self._session.run(None, feeds)[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return self._session.run(None, feeds)[0], mask
+
+
+def _pool_spans(
+    hidden: np.ndarray, offsets: Sequence[tuple[int, int]], spans: Sequence[Span]
+) -> np.ndarray:
+    """Mean token state of each span (tokens overlapping it); zeros past the window."""
+    starts = np.array([a for a, _ in offsets])
+    ends = np.array([b for _, b in offsets])
+    real = ends > starts  # special tokens ([CLS], [SEP]) have empty offsets
+    rows = np.zeros((len(spans), hidden.shape[1]), dtype=np.float32)
+    for k, (lo, hi) in enumerate(spans):
+        inside = real & (starts < hi) & (ends > lo)
+        if inside.any():
+            rows[k] = hidden[inside].mean(axis=0)
+    return _normalise(rows)
+
+
+def _normalise(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return (rows / np.clip(norms, 1e-12, None)).astype(np.float32)

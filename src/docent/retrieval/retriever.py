@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 import numpy as np
+from cachetools import LRUCache
 
 from docent.config import Settings
 from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
-from docent.retrieval.store import DocStore, open_store
+from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import coverage, unknown_names, unknown_words, without
 from docent.retrieval.types import Chunk, Hit
+
+_QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
 
 
 def build_retriever(settings: Settings, embedder: Embedder | None = None) -> HybridRetriever:
@@ -74,6 +78,9 @@ class HybridRetriever:
         self._index: KeywordIndex | None = None
         self._index_fingerprint: str | None = None
         self._index_lock = threading.Lock()
+        # Query vectors by text: the answerer reads the question's vector the search made.
+        self._vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_QUERY_VECTORS)
+        self._vectors_lock = threading.Lock()
 
     def count(self) -> int:
         """Number of chunks indexed."""
@@ -99,12 +106,27 @@ class HybridRetriever:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        vector = self.embedder.embed([query])[0]
+        vector = self.query_vector(query)
         hits = self._search(query, k, fingerprint, vector)
         if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
         self._cache.put(key, hits)
         return hits
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The embedding of `text` (whitespace-normalised), from a small cache when recent."""
+        text = " ".join(text.split())
+        with self._vectors_lock:
+            vector = self._vectors.get(text)
+        if vector is None:
+            vector = self.embedder.embed([text])[0]
+            with self._vectors_lock:
+                self._vectors[text] = vector
+        return vector
+
+    def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
+        """Stored answer-unit vectors by chunk id (see docent.models.unit_vectors)."""
+        return self.store.unit_vectors(chunk_ids)
 
     def sufficient(
         self, query: str, hits: list[Hit], fingerprint: str | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -17,8 +18,13 @@ from docent.retrieval.types import Chunk
 MODEL_KEY = "docent_embedding_model"
 DIM_KEY = "docent_embedding_dim"
 FINGERPRINT_KEY = "docent_fingerprint"
+UNITS_KEY = "docent_units_version"
+# The companion collection of answer-unit vectors is named after the chunks' collection.
+UNITS_SUFFIX = "-units"
 _CHUNK_META = [f.name for f in fields(Chunk) if f.name != "text"]
 _PAGE = 2000  # rows per get/upsert call, below Chroma's maximum batch size
+UnitVectors = dict[str, np.ndarray]
+"""An answer unit's key (`docent.models.unit_vectors.unit_key`) to its vector."""
 # Fingerprints written by this process: its own stores share one up-to-date index.
 _WRITTEN_HERE: set[str] = set()
 
@@ -58,10 +64,15 @@ def make_client(settings: Settings) -> Any:
 def drop_collection(settings: Settings, client: Any = None) -> None:
     """Delete the collection whatever built it (what `--reset` needs after a model change)."""
     client = client if client is not None else make_client(settings)
-    try:
-        client.delete_collection(settings.collection)
-    except Exception:  # noqa: BLE001 - absent already is fine; Chroma's error types vary
-        pass
+    _drop(client, settings.collection)
+
+
+def _drop(client: Any, name: str) -> None:
+    for each in (name, name + UNITS_SUFFIX):
+        try:
+            client.delete_collection(each)
+        except Exception:  # noqa: BLE001 - absent already is fine; Chroma's error types vary
+            pass
 
 
 def open_store(settings: Settings, embedder: Embedder, client: Any = None) -> DocStore:
@@ -90,7 +101,11 @@ def reopen_embedded(settings: Settings) -> Any:
 
 
 class DocStore:
-    """Chunks in one Chroma collection; vectors are always computed by us, never by Chroma."""
+    """Chunks in one Chroma collection; vectors are always computed by us, never by Chroma.
+
+    A companion collection (`<name>-units`) keeps, per chunk, the vectors of its answer
+    units (`docent.models.unit_vectors`), packed in its metadata; its vector is the chunk's.
+    """
 
     def __init__(
         self, client: Any, name: str, embedder: Embedder,
@@ -103,6 +118,7 @@ class DocStore:
         self._lock = threading.Lock()
         self._seen: str | None = None  # the fingerprint this process last read or wrote
         self._collection = self._open()
+        self._units: Any = None  # opened on first use
 
     # --- collection lifecycle ---
 
@@ -150,6 +166,7 @@ class DocStore:
             # Another process re-ingested: an embedded client's vector index is stale.
             with self._lock:
                 self.client = self._reopen()
+                self._units = None
             value = self._read_fingerprint()
         self._seen = value
         return value
@@ -157,49 +174,86 @@ class DocStore:
     def _read_fingerprint(self) -> str:
         return str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
 
-    def touch(self) -> str:
-        """Record that the contents changed; returns the new fingerprint."""
+    def touch(self, units_version: int | None = None) -> str:
+        """Record that the contents changed (and, given `units_version`, that every chunk's
+        unit vectors are of that version); returns the new fingerprint."""
         value = _new_fingerprint()
-        self._current().modify(metadata={**self._base_metadata(), FINGERPRINT_KEY: value})
+        meta = {**self._base_metadata(), FINGERPRINT_KEY: value}
+        kept = (self._current().metadata or {}).get(UNITS_KEY)
+        version = units_version if units_version is not None else kept
+        if version is not None:
+            meta[UNITS_KEY] = version
+        self._current().modify(metadata=meta)
         self._seen = value
         return value
 
     def reset(self) -> None:
         """Drop every chunk by recreating the collection."""
-        try:
-            self.client.delete_collection(self.name)
-        except Exception:  # noqa: BLE001 - absent already is fine; Chroma's error types vary
-            pass
+        _drop(self.client, self.name)
         with self._lock:
             self._collection = self._open()
+            self._units = None
+
+    def units_version(self) -> int:
+        """The `UNITS_VERSION` the stored unit vectors were made with (0: none stored)."""
+        return int((self._current().metadata or {}).get(UNITS_KEY, 0))
+
+    def _units_collection(self, create: bool = True) -> Any:
+        """The companion collection; None when it doesn't exist and `create` is off (a
+        read never creates it)."""
+        if self._units is None:
+            name = self.name + UNITS_SUFFIX
+            if create:
+                self._units = self.client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            else:
+                try:
+                    self._units = self.client.get_collection(name, embedding_function=None)
+                except Exception:  # noqa: BLE001 - "does not exist" has no stable type
+                    return None
+        return self._units
 
     # --- writes ---
 
     def upsert(
-        self, chunks: Sequence[Chunk], embeddings: np.ndarray, *, file_hash: str, source_root: str
+        self, chunks: Sequence[Chunk], embeddings: np.ndarray, *, file_hash: str,
+        source_root: str, units: Sequence[UnitVectors] | None = None,
     ) -> None:
-        """Write the chunks of one file with their vectors."""
+        """Write the chunks of one file with their vectors, and with each chunk's packed
+        unit vectors (`docent.models.unit_vectors.pack`) when given."""
         for start in range(0, len(chunks), _PAGE):
             part = chunks[start : start + _PAGE]
+            ids = [c.chunk_id for c in part]
+            vectors = np.asarray(embeddings[start : start + _PAGE], dtype=np.float32)
+            where = {"file_hash": file_hash, "source_root": source_root}
             self._collection.upsert(
-                ids=[c.chunk_id for c in part],
-                embeddings=np.asarray(embeddings[start : start + _PAGE], dtype=np.float32),
+                ids=ids,
+                embeddings=vectors,
                 documents=[c.text for c in part],
                 metadatas=[
-                    {**{k: getattr(c, k) for k in _CHUNK_META},
-                     "file_hash": file_hash, "source_root": source_root}
-                    for c in part
+                    {**{k: getattr(c, k) for k in _CHUNK_META}, **where} for c in part
                 ],
             )
+            if units is not None:
+                packed = [pack(u) for u in units[start : start + _PAGE]]
+                self._units_collection().upsert(
+                    ids=ids,
+                    embeddings=vectors,
+                    metadatas=[
+                        {"source_file": c.source_file, **where, "keys": keys, "vectors": blob}
+                        for c, (keys, blob) in zip(part, packed, strict=True)
+                    ],
+                )
 
     def delete_files(self, source_files: Iterable[str], source_root: str) -> None:
         """Remove every chunk of these files, ingested from `source_root`."""
         files = list(source_files)
         for start in range(0, len(files), 100):
-            self._collection.delete(
-                where={"$and": [{"source_root": source_root},
-                                {"source_file": {"$in": files[start : start + 100]}}]}
-            )
+            where = {"$and": [{"source_root": source_root},
+                              {"source_file": {"$in": files[start : start + 100]}}]}
+            self._collection.delete(where=where)
+            self._units_collection().delete(where=where)
 
     # --- reads ---
 
@@ -246,6 +300,25 @@ class DocStore:
             for i, e in zip(res["ids"], res["embeddings"], strict=True)
         }
 
+    def unit_vectors(self, ids: Sequence[str]) -> dict[str, UnitVectors]:
+        """Answer-unit vectors by chunk id, for the chunks that have them."""
+        if not ids:
+            return {}
+        try:
+            units = self._units_collection(create=False)
+            res = units.get(ids=list(ids), include=["metadatas"]) if units is not None else None
+        except Exception:  # noqa: BLE001 - recreated by another process: open it again once
+            self._units = None
+            units = self._units_collection(create=False)
+            res = units.get(ids=list(ids), include=["metadatas"]) if units is not None else None
+        if res is None:
+            return {}
+        return {
+            i: unpack(str(meta["keys"]), str(meta["vectors"]), self.embedder.dim)
+            for i, meta in zip(res["ids"], res["metadatas"], strict=True)
+            if meta and "keys" in meta
+        }
+
     def _scan(
         self, where: dict[str, Any] | None = None, documents: bool = True
     ) -> Iterable[tuple[str, str | None, dict[str, Any]]]:
@@ -259,6 +332,23 @@ class DocStore:
             if len(ids) < _PAGE:
                 return
             offset += _PAGE
+
+
+def pack(vectors: UnitVectors) -> tuple[str, str]:
+    """(keys, vectors) as two strings for store metadata: float16, base64."""
+    keys = list(vectors)
+    matrix = np.stack([vectors[k] for k in keys]).astype(np.float16) if keys else np.zeros(0)
+    return ",".join(keys), base64.b64encode(matrix.tobytes()).decode("ascii")
+
+
+def unpack(keys: str, blob: str, dim: int) -> UnitVectors:
+    """The inverse of `pack`, as float32 rows."""
+    names = [k for k in keys.split(",") if k]
+    if not names:
+        return {}
+    raw = np.frombuffer(base64.b64decode(blob), dtype=np.float16).astype(np.float32)
+    matrix = raw.reshape(len(names), dim)
+    return dict(zip(names, matrix, strict=True))
 
 
 def _new_fingerprint() -> str:
