@@ -161,3 +161,22 @@ def test_extra_chunks_of_the_best_file_are_limited_in_size(tmp_path, data_settin
     assert len(extra) >= 2 and all(len(h.chunk.text) <= 2000 for h in extra)
     assert long[0].chunk_id not in [h.chunk.chunk_id for h in hits[1:]]
     assert all(h.chunk.source_file == "kiln.md" for h in extra)
+
+
+def test_a_chunk_written_after_the_keyword_index_was_built_is_still_found(
+    tmp_path, data_settings, fake_embedder
+):
+    # Vector search returns ids only; their chunks come from the in-memory keyword index,
+    # and one an ingestion under way has written since (no new fingerprint yet) from the store.
+    from docent.retrieval.chunking import embedding_text
+    from docent.retrieval.types import Chunk
+
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, min_coverage=0.0)
+    retriever.warm_up()
+    late = Chunk(chunk_id="late-1", source_file="late.md", title="Late", section_title="Late",
+                 slug="late", page_url="", text="Quokka zebra umbrella notes.")
+    retriever.store.upsert([late], fake_embedder.embed([embedding_text(late)]),
+                           file_hash="x", source_root=str(tmp_path))
+    hits = retriever.search("quokka zebra umbrella", 3)
+    assert hits[0].chunk == late

@@ -6,6 +6,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import Chunk
@@ -22,6 +23,7 @@ _STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English suffix stripper: enough to match "configured" with "configure"."""
     if len(word) <= 3 or not word.isalpha():
@@ -60,8 +62,12 @@ def tokenize(text: str) -> list[str]:
     terms: list[str] = []
     for match in _WORD.finditer(text):
         word = match.group(0)
-        parts = [p for piece in re.split(r"[_.]", word) for p in _CAMEL.findall(piece)]
         lowered = word.lower()
+        if word == lowered and word.isalpha():  # most words: nothing to split
+            if word not in _STOPWORDS:
+                terms.append(stem(word))
+            continue
+        parts = [p for piece in re.split(r"[_.]", word) for p in _CAMEL.findall(piece)]
         if lowered not in _STOPWORDS:
             terms.append(stem(lowered))
         if len(parts) > 1:
@@ -78,6 +84,7 @@ class KeywordIndex:
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG
 
         self.chunks = list(chunks)
+        self.by_id = {c.chunk_id: c for c in self.chunks}
         self._bm25 = bm25s.BM25()
         corpus = [tokenize(embedding_text(c)) for c in self.chunks]
         # In how many chunks each term occurs: the sufficiency check weighs terms by it.

@@ -174,16 +174,23 @@ class HybridRetriever:
         by_id: dict[str, Chunk] = {}
         similarity: dict[str, float] = {}
         rankings: list[list[str]] = []
+        index = self.keyword_index(fingerprint)
         if self.weights[0] > 0:
-            found = self.store.query(vector, depth)
-            for chunk, sim in found:
-                by_id[chunk.chunk_id] = chunk
-                similarity[chunk.chunk_id] = sim
-            rankings.append([c.chunk_id for c, _ in found])
+            found = self.store.nearest(vector, depth)
+            # The keyword index holds every chunk of this fingerprint; one written since
+            # (an ingestion under way) is read from the store.
+            known = index.by_id
+            unknown = [i for i, _ in found if i not in known]
+            extra = self.store.chunks(unknown) if unknown else {}
+            found = [(i, sim) for i, sim in found if i in known or i in extra]
+            for chunk_id, sim in found:
+                by_id[chunk_id] = known.get(chunk_id) or extra[chunk_id]
+                similarity[chunk_id] = sim
+            rankings.append([i for i, _ in found])
         else:
             rankings.append([])
         if self.weights[1] > 0:
-            found_kw = self.keyword_index(fingerprint).search(query, depth)
+            found_kw = index.search(query, depth)
             for chunk, _ in found_kw:
                 by_id.setdefault(chunk.chunk_id, chunk)
             rankings.append([c.chunk_id for c, _ in found_kw])
