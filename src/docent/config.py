@@ -162,6 +162,16 @@ class Settings(BaseSettings):
     llm_cache_size: int = Field(256, ge=0, description="0 disables the cache.")
     llm_cache_ttl_seconds: float = Field(3600.0, gt=0)
 
+    # --- CPU ---
+    worker_threads: int = Field(
+        2, ge=1, le=64,
+        description="Threads that run searches and the extractive model: the bound on "
+        "CPU work in flight; more requests wait for one (bench/README.md has measurements).",
+    )
+    embed_threads: int = Field(
+        1, ge=1, le=64, description="onnxruntime threads per embedding call."
+    )
+
     # --- HTTP ---
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,12 @@ class Runtime:
     graph: CompiledStateGraph
     retriever: Retriever
     model_id: str
+    pool: ThreadPoolExecutor | None = None  # the bounded pool CPU work runs in
+
+    def close(self) -> None:
+        """Let the pool's threads end once their work is done."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def build_runtime(settings: Settings) -> Runtime:
@@ -46,14 +53,19 @@ def build_runtime(settings: Settings) -> Runtime:
     from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.retriever import build_retriever
 
-    embedder = MiniLMEmbedder()  # one model, shared by the retriever and the extractive answerer
+    # One model, shared by the retriever and the extractive answerer.
+    embedder = MiniLMEmbedder(threads=settings.embed_threads)
+    # CPU work (searches, composing) runs in a bounded pool, off the event loop: past its
+    # size requests queue instead of piling threads onto two cores, and /health never waits.
+    pool = ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="docent-cpu")
     retriever: HybridRetriever | ServerRetriever = (
         build_retriever(settings, embedder) if settings.chroma_url is None
         else ServerRetriever(settings, embedder)
     )
-    chain = build_chat_models(settings, AnswerVectors(embedder, retriever))
-    graph = build_graph(chain, retriever, settings)
-    return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id)
+    chain = build_chat_models(settings, AnswerVectors(embedder, retriever), pool)
+    graph = build_graph(chain, retriever, settings, pool=pool)
+    return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id,
+                   pool=pool)
 
 
 class ServerRetriever:

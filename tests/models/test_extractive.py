@@ -6,7 +6,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 
 from docent.agent.tools import SEARCH_TOOL, make_search_tool
 from docent.exit_reasons import REFUSAL
-from docent.models.extractive import ExtractiveChatModel, compose_answer, condense_query
+from docent.models.compose import compose_answer
+from docent.models.extractive import ExtractiveChatModel, condense_query
 from docent.models.text import Reference, parse_references
 from docent.models.units import split_units
 from docent.prompts import MAX_QUERY_CHARS

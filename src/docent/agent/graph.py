@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -70,12 +71,14 @@ def build_graph(
     settings: Settings,
     *,
     model_id: str | None = None,
+    pool: Executor | None = None,
 ) -> CompiledStateGraph:
     """Compile the agent around a chat model (or a fallback chain) and a retriever.
 
     Tests pass fakes. With a chain, each model is tried in order, after its own retries.
+    Searches run in `pool` (see `docent.runtime`), else in the loop's default executor.
     """
-    search_tool = make_search_tool(retriever, settings.top_k)
+    search_tool = make_search_tool(retriever, settings.top_k, pool)
     chain = ModelChain(model, [search_tool], settings, model_id)
     cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from concurrent.futures import Executor
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -24,12 +25,19 @@ class SearchArgs(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look up.")
 
 
-def make_search_tool(retriever: Retriever, default_k: int) -> StructuredTool:
-    """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config."""
+def make_search_tool(
+    retriever: Retriever, default_k: int, pool: Executor | None = None
+) -> StructuredTool:
+    """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config.
+
+    The search runs in `pool` (the process's bounded pool for model work), else in the
+    event loop's default executor.
+    """
 
     async def search_docs(query: str, config: RunnableConfig) -> list[Hit]:
         k = int(config.get("configurable", {}).get("top_k") or default_k)
-        return await asyncio.to_thread(retriever.search, query, k)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, retriever.search, query, k)
 
     return StructuredTool.from_function(
         coroutine=search_docs,

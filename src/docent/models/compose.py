@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from docent.exit_reasons import REFUSAL
 from docent.models.text import Reference, terms
@@ -59,12 +60,22 @@ def compose_answer(
     question: str, refs: Sequence[Reference], vectors: AnswerVectors | None = None
 ) -> str:
     """A cited markdown answer from the passages, or the refusal when none is relevant."""
+    return "".join(compose_parts(question, refs, vectors))
+
+
+def compose_parts(
+    question: str, refs: Sequence[Reference], vectors: AnswerVectors | None = None
+) -> Iterator[str]:
+    """`compose_answer` in pieces, as they are decided: the heading and lead statement
+    first (a stream can send them at once), then the rest."""
     cands = _candidates(refs)
     wanted = set(terms(question))
     if not any(c.terms & wanted for c in cands if not c.unit.is_code):
-        return REFUSAL
+        yield REFUSAL
+        return
     cands = _score(question, wanted, cands, refs, vectors)
     lead = max((c for c in cands if not c.unit.is_code), key=lambda c: c.score)
+    yield f"## {lead.ref.topic}\n\n{_with_tail(lead, cands, [lead])} [{lead.ref.n}]"
     points = _key_points(lead, cands)
     code = _example(cands, lead, points)
 
@@ -73,7 +84,7 @@ def compose_answer(
     under_lead = [c for c in points if listed.get(id(c)) is lead]
     points = [c for c in points if listed.get(id(c)) is not lead]
 
-    parts = [f"## {lead.ref.topic}", "", f"{_with_tail(lead, cands, picked)} [{lead.ref.n}]"]
+    parts = []
     if under_lead:  # the list the lead announces, right below it
         parts += ["", *(f"- {c.unit.text} [{c.ref.n}]" for c in under_lead)]
     if code:
@@ -83,7 +94,8 @@ def compose_answer(
         for c in points:
             nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
             parts.append(f"{nest}- {_with_tail(c, cands, picked)} [{c.ref.n}]")
-    return "\n".join(parts)
+    if parts:
+        yield "\n" + "\n".join(parts)
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -148,9 +160,15 @@ def _candidates(refs: Sequence[Reference]) -> list[Candidate]:
     return [
         Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[_source(ref)])
         for ref in refs
-        for pos, unit in enumerate(split_units(ref.body))
+        for pos, unit in enumerate(_units(ref.body))
         if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
     ]
+
+
+@lru_cache(maxsize=2048)
+def _units(body: str) -> tuple[Unit, ...]:
+    """`split_units`, remembered: the same passages come back for related questions."""
+    return tuple(split_units(body))
 
 
 def _source(ref: Reference) -> str:

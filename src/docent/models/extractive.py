@@ -8,13 +8,18 @@ relevant came back. It streams its answer token by token.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManagerForLLMRun,
+)
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -29,7 +34,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from docent.exit_reasons import REFUSAL
-from docent.models.compose import compose_answer
+from docent.models.compose import compose_parts
 from docent.models.text import parse_references, terms
 from docent.models.unit_vectors import AnswerVectors
 from docent.prompts import MAX_QUERY_CHARS, REASK_MESSAGE, SELECTION_HEADER
@@ -70,6 +75,8 @@ class ExtractiveChatModel(BaseChatModel):
     model_name: str = "extractive"
     vectors: AnswerVectors | None = Field(default=None, exclude=True)
     """Question and unit vectors for scoring units by meaning; without them, by words alone."""
+    pool: Executor | None = Field(default=None, exclude=True)
+    """Where composing runs (the process's bounded pool); None: the loop's default executor."""
 
     @property
     def _llm_type(self) -> str:
@@ -81,6 +88,14 @@ class ExtractiveChatModel(BaseChatModel):
 
     def reply(self, messages: Sequence[BaseMessage], tool_names: Sequence[str] = ()) -> AIMessage:
         """The whole reply to `messages`: a search call or a composed answer."""
+        planned = self._plan(messages, tool_names)
+        return planned if isinstance(planned, AIMessage) else AIMessage("".join(planned))
+
+    def _plan(
+        self, messages: Sequence[BaseMessage], tool_names: Sequence[str]
+    ) -> AIMessage | Iterator[str]:
+        """A search call or the refusal (decided at once), or the answer's parts, which
+        are composed as they are read."""
         # A re-ask nudge appended by the agent is an instruction, not the question.
         humans = [
             i
@@ -108,8 +123,10 @@ class ExtractiveChatModel(BaseChatModel):
                 "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]
             )
         refs = [r for m in tools for r in parse_references(m.text, _chunk_ids(m))]
+        if not refs:
+            return AIMessage(REFUSAL)
         framed = f"{question} {selection}" if selection else question
-        return AIMessage(compose_answer(framed, refs, self.vectors) if refs else REFUSAL)
+        return compose_parts(framed, refs, self.vectors)
 
     def _generate(
         self,
@@ -121,6 +138,19 @@ class ExtractiveChatModel(BaseChatModel):
         message = self.reply(messages, kwargs.get("tool_names", ()))
         return ChatResult(generations=[ChatGeneration(message=message)])
 
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        loop = asyncio.get_running_loop()
+        message = await loop.run_in_executor(
+            self.pool, self.reply, messages, kwargs.get("tool_names", ())
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
     def _stream(
         self,
         messages: list[BaseMessage],
@@ -128,25 +158,57 @@ class ExtractiveChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        message = self.reply(messages, kwargs.get("tool_names", ()))
-        if message.tool_calls:
-            call = message.tool_calls[0]
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(
-                    content="",
-                    tool_call_chunks=[
-                        tool_call_chunk(
-                            name=call["name"],
-                            args=json.dumps(call["args"]),
-                            id=call["id"],
-                            index=0,
-                        )
-                    ],
-                )
-            )
+        planned = self._plan(messages, kwargs.get("tool_names", ()))
+        if isinstance(planned, AIMessage):
+            yield from _message_chunks(planned)
             return
-        for piece in re.findall(r"\s*\S+", message.text):
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
-            if run_manager:
-                run_manager.on_llm_new_token(piece, chunk=chunk)
-            yield chunk
+        for part in planned:
+            for chunk in _text_chunks(part):
+                if run_manager:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        # Composing is CPU work: each part is made in the pool, and its tokens leave at once,
+        # so the lead streams while the rest is still being chosen.
+        planned = self._plan(messages, kwargs.get("tool_names", ()))
+        if isinstance(planned, AIMessage):
+            for chunk in _message_chunks(planned):
+                yield chunk
+            return
+        loop = asyncio.get_running_loop()
+        while (part := await loop.run_in_executor(self.pool, next, planned, None)) is not None:
+            for chunk in _text_chunks(part):
+                if run_manager:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
+
+
+def _message_chunks(message: AIMessage) -> Iterator[ChatGenerationChunk]:
+    """A whole message as stream chunks: its tool call in one, or its words."""
+    if not message.tool_calls:
+        yield from _text_chunks(message.text)
+        return
+    call = message.tool_calls[0]
+    yield ChatGenerationChunk(
+        message=AIMessageChunk(
+            content="",
+            tool_call_chunks=[
+                tool_call_chunk(
+                    name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=0
+                )
+            ],
+        )
+    )
+
+
+def _text_chunks(text: str) -> Iterator[ChatGenerationChunk]:
+    """Text as word-sized stream chunks (each with the whitespace before it)."""
+    for piece in re.findall(r"\s*\S+", text):
+        yield ChatGenerationChunk(message=AIMessageChunk(content=piece))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
@@ -21,18 +22,20 @@ class NamedModel:
 
 
 def build_chat_models(
-    settings: Settings, vectors: AnswerVectors | None = None
+    settings: Settings, vectors: AnswerVectors | None = None, pool: Executor | None = None
 ) -> list[NamedModel]:
     """One model per provider of `settings.provider_chain`, in order.
 
     `vectors` (the retriever's question and answer-unit vectors) let the extractive model
-    score sentences by meaning; without them, it scores them by words alone.
+    score sentences by meaning; without them, it scores them by words alone. It composes
+    in `pool`.
     """
-    return [_build(provider, settings, vectors) for provider in settings.provider_chain]
+    return [_build(provider, settings, vectors, pool) for provider in settings.provider_chain]
 
 
 def _build(
-    provider: Provider, settings: Settings, vectors: AnswerVectors | None = None
+    provider: Provider, settings: Settings, vectors: AnswerVectors | None = None,
+    pool: Executor | None = None,
 ) -> NamedModel:
     if provider == "gemini":
         from langchain_google_genai import ChatGoogleGenerativeAI  # heavy: only when chosen
@@ -59,4 +62,4 @@ def _build(
             max_retries=0,
         )
         return NamedModel(f"openai:{settings.openai_model}", openai)
-    return NamedModel("extractive", ExtractiveChatModel(vectors=vectors))
+    return NamedModel("extractive", ExtractiveChatModel(vectors=vectors, pool=pool))
