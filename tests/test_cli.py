@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
-from docent.cli import print_stream
+import httpx
+import pytest
+
+from docent.cli import main, print_stream
 
 
 def _printed(streamed: list[str], final: str) -> str:
@@ -54,3 +63,46 @@ def test_output_cut_short_by_the_reader_is_no_error(tmp_path):
     out = subprocess.run(f'"{sys.executable}" -m docent.cli config | head -1', shell=True,
                          capture_output=True, text=True, env=env, timeout=60)
     assert out.stdout.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.slow
+def test_serve_with_workers_runs_that_many_processes_on_one_port(tmp_path):
+    """`docent serve --workers 2`: two server processes, each with its own runtime, one port."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "limits.md").write_text("# Limits\n\nSet `DOCENT_MAX_TOOL_CALLS` to change the "
+                                    "tool-call limit; the default is 3.\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")},
+           "DOCENT_DATA_DIR": str(tmp_path / "data"), "DOCENT_LOG_LEVEL": "WARNING"}
+    subprocess.run([sys.executable, "-m", "docent.cli", "ingest", str(docs), "--quiet"],
+                   env=env, check=True, capture_output=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), "--workers", "2"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            try:
+                if httpx.get(url + "/ready", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        else:
+            pytest.fail("docent serve --workers 2 never became ready")
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        assert len(children) >= 2  # uvicorn's workers (and its own helper process, if any)
+        answer = httpx.post(url + "/chat", json={"message": "How do I change the tool-call limit?"},
+                            timeout=60).json()
+        assert answer["exit_reason"] == "COMPLETED" and "DOCENT_MAX_TOOL_CALLS" in answer["response"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_serve_refuses_zero_workers(capsys):
+    assert main(["serve", "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err

@@ -29,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_serve = sub.add_parser("serve", help="run the HTTP API")
     p_serve.add_argument("--host", default=None, help="default: DOCENT_HOST (127.0.0.1)")
     p_serve.add_argument("--port", type=int, default=None, help="default: DOCENT_PORT (8000)")
+    p_serve.add_argument("--workers", type=int, default=1,
+                         help="server processes sharing the port (default 1; see docs)")
 
     sub.add_parser("config", help="print the effective settings, secrets masked")
 
@@ -54,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ask":
             return asyncio.run(_ask(settings, args.question))
         if args.command == "serve":
-            return _serve(settings, args.host, args.port)
+            return _serve(settings, args.host, args.port, args.workers)
         if args.command == "eval":
             return _eval(settings, args)
         if args.command == "gaps":
@@ -116,17 +118,24 @@ def _words(text: str) -> str:
     return "".join(text.split())
 
 
-def _serve(settings: Settings, host: str | None, port: int | None) -> int:
+def _serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> int:
     import uvicorn
 
     from docent.api.app import create_app
     from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
+    if workers < 1:
+        print("docent serve: --workers must be 1 or more", file=sys.stderr)  # noqa: T201
+        return 2
     configure_logging(settings.log_level)
-    app = create_app(settings, build_runtime)
-    uvicorn.run(app, host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level.lower())
+    host, port, level = host or settings.host, port or settings.port, settings.log_level.lower()
+    if workers > 1:
+        # Each worker process builds its own app from the environment's settings.
+        uvicorn.run("docent.api.app:app_from_env", factory=True, workers=workers,
+                    host=host, port=port, log_level=level)
+    else:
+        uvicorn.run(create_app(settings, build_runtime), host=host, port=port, log_level=level)
     return 0
 
 

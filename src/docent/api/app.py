@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from docent.api.errors import error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared
+from docent.api.request_ids import RequestIds
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat
 from docent.config import Settings
@@ -53,11 +53,12 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 STORE_CHECK_TIMEOUT = 2.0  # seconds /health and /ready wait for the chunk count
 
 
-def get_runtime(request: Request) -> Runtime:
+# Async, so FastAPI calls them on the event loop instead of in a worker thread.
+async def get_runtime(request: Request) -> Runtime:
     return request.app.state.runtime
 
 
-def get_gate(request: Request) -> ChatGate:
+async def get_gate(request: Request) -> ChatGate:
     return request.app.state.gate
 
 
@@ -78,6 +79,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         app.state.gate = ChatGate(settings)
         app.state.chunks_seen = 0
         yield
+        runtime.close()
 
     app = FastAPI(
         title="docent",
@@ -94,14 +96,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
             expose_headers=["X-Request-ID", "Retry-After"],
         )
 
-    @app.middleware("http")
-    async def request_id(request: Request, call_next: Any) -> Any:
-        request.state.query_id = f"req-{uuid.uuid4()}"
-        rid = request.headers.get("x-request-id", "")[:128] or request.state.query_id
-        request.state.request_id = rid
-        response = await call_next(request)
-        response.headers["X-Request-ID"] = rid
-        return response
+    app.add_middleware(RequestIds)
 
     @app.post("/chat", response_model=ChatResponse, responses=_ERRORS)
     async def chat(
@@ -169,6 +164,17 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
 
     app.include_router(web_router)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app for one `docent serve --workers N` process, built from the environment."""
+    from docent.config import get_settings
+    from docent.logs import configure_logging
+    from docent.runtime import build_runtime
+
+    settings = get_settings()
+    configure_logging(settings.log_level)
+    return create_app(settings, build_runtime)
 
 
 async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[str, str]]:
