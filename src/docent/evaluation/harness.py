@@ -125,6 +125,11 @@ def score_question(q: Record, run: Run) -> Record:
         "reciprocal_rank": m.reciprocal_rank(run.retrieved, gold, 10) if answerable else None,
         "keyword_hit": not missing if answerable else None,
         "missing_keywords": missing if answerable else [],
+        "lead_has_keyword": (
+            m.lead_has_keyword(resp["response"], q.get("answer_keywords", []))
+            if answerable and q.get("answer_keywords") else None
+        ),
+        "answer_words": len(resp["response"].split()),
         "citations_valid": not bad_cites,
         "invalid_citations": bad_cites,
         "cites_gold": m.cites_gold(resp["sources"], gold) if answerable else None,
@@ -174,6 +179,10 @@ def summarize(questions: Sequence[Record], followups: Sequence[Record]) -> Recor
         "recall_at_5": m.rate(r["recall_at_5"] for r in answerable),
         "mrr_at_10": m.mean(r["reciprocal_rank"] for r in answerable),
         "keyword_hit_rate": m.rate(r["keyword_hit"] for r in answerable),
+        "lead_keyword_rate": m.rate(r["lead_has_keyword"] for r in answerable
+                                    if r["lead_has_keyword"] is not None),
+        "answer_words_p50": m.percentile(
+            [r["answer_words"] for r in answerable if not r["refused"]], 50),
         "cited_gold_rate": m.rate(r["cites_gold"] for r in answerable),
         # Over every response of the run, follow-up turns included.
         "citation_validity": m.rate(r["citations_valid"] for r in [*questions, *followups]),

@@ -36,6 +36,20 @@ def missing_keywords(answer: str, keywords: Iterable[str]) -> list[str]:
     ]
 
 
+def lead_statement(answer: str) -> str:
+    """The answer's first statement: its first line that is not a heading or blank."""
+    return next(
+        (line.strip() for line in answer.splitlines()
+         if line.strip() and not line.lstrip().startswith("#")),
+        "",
+    )
+
+
+def lead_has_keyword(answer: str, keywords: Sequence[str]) -> bool:
+    """Some answer keyword already in the first statement: the answer leads with it."""
+    return len(missing_keywords(lead_statement(answer), keywords)) < len(keywords)
+
+
 def keyword_hit(answer: str, keywords: Iterable[str]) -> bool:
     """Every answer keyword present."""
     return not missing_keywords(answer, keywords)

@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-# The gates of the answer-quality issue: (metric, label, at least?, threshold).
+# The gates of the answer-quality issues (5 and 11): (metric, label, at least?, threshold).
 TARGETS: list[tuple[str, str, bool, float]] = [
     ("recall_at_1", "recall@1", True, 0.85),
     ("recall_at_5", "recall@5", True, 0.97),
     ("mrr_at_10", "MRR@10", True, 0.90),
-    ("keyword_hit_rate", "answer keywords all present", True, 0.70),
+    ("keyword_hit_rate", "answer keywords all present", True, 0.75),
+    ("lead_keyword_rate", "first statement has a keyword", True, 0.0),
     ("cited_gold_rate", "cites a gold file", True, 0.0),
     ("citation_validity", "citations valid", True, 1.0),
     ("refusal_rate_unanswerable", "unanswerable refused", True, 0.90),
@@ -72,6 +73,8 @@ def totals_table(summary: dict[str, Any], title: str = "") -> str:
             ok = value >= threshold if at_least else value <= threshold
             met = "ok" if ok else "MISS"
         lines.append(f"{label:<30} {value:>6.3f}  {target:<8} {met}".rstrip())
+    if summary.get("answer_words_p50") is not None:
+        lines.append(f"{'answer words p50':<30} {summary['answer_words_p50']:>6.0f}")
     lines.append(
         f"{'latency p50 / p95 (ms)':<30} {summary['latency_p50_ms'] or 0:>6.0f} / "
         f"{summary['latency_p95_ms'] or 0:.0f}"
