@@ -142,6 +142,13 @@ def test_too_long_question(make_graph, settings):
         assert_envelope(c.post("/chat", json={"message": "x" * 21}), 400, "QUERY_TOO_LONG")
 
 
+def test_a_405_says_which_methods_are_allowed(client):
+    r = client.get("/chat")
+    assert_envelope(r, 405, "METHOD_NOT_ALLOWED")
+    assert r.headers["allow"] == "POST"
+    assert client.post("/health").headers["allow"] == "GET"
+
+
 def test_unknown_path_uses_the_envelope(client):
     assert_envelope(client.get("/nope"), 404, "NOT_FOUND")
 

@@ -76,7 +76,8 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 400:  # FastAPI could not parse the body (our own 400s are ApiError)
             return _unreadable_body(request, exc)
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
-        return error_response(request, exc.status_code, code, str(exc.detail))
+        # Keep the exception's headers: a 405 must say which methods are allowed (Allow).
+        return error_response(request, exc.status_code, code, str(exc.detail), exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
