@@ -34,7 +34,12 @@ def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
     assert len(model.calls) == 2 and model.calls[0]["tools"] is True
 
 
-@pytest.mark.parametrize("message", ["", "   ", "\n\t "])
+@pytest.mark.parametrize(
+    "message",
+    ["", "   ", "\n\t ", "\u200b\u200b\u200b", "\x00\x00", "\u200b \ufeff\u2060\u200d\x00",
+     "\u3164\u2800"],
+    ids=["empty", "spaces", "whitespace", "zero-width", "NUL", "mixed invisible", "blank glyphs"],
+)
 def test_empty_input_is_a_400_on_both_endpoints(settings, message):
     model = ScriptedChatModel(steps=[])
     from docent.agent.graph import build_graph
@@ -54,6 +59,8 @@ def test_empty_input_is_a_400_on_both_endpoints(settings, message):
 async def test_empty_input_exits_without_llm_call_in_invoke_and_stream(make_graph):
     graph, model = make_graph()
     state = await graph.ainvoke({"messages": [HumanMessage("  ")]})
+    assert state["exit_reason"] == ExitReason.EMPTY_INPUT
+    state = await graph.ainvoke({"messages": [HumanMessage("\u200b\x00\ufeff")]})
     assert state["exit_reason"] == ExitReason.EMPTY_INPUT
     ends = [
         e async for e in graph.astream_events({"messages": [HumanMessage("")]}, version="v2")

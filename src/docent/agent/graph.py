@@ -36,6 +36,7 @@ from docent.agent.tools import (
     make_search_tool,
     number_hits,
 )
+from docent.blank import is_blank
 from docent.config import Settings
 from docent.exit_reasons import (
     CANNED,
@@ -81,7 +82,7 @@ def build_graph(
 
     def check_input(state: AgentState) -> dict[str, Any]:
         last = state["messages"][-1] if state["messages"] else None
-        if not isinstance(last, HumanMessage) or not last.text.strip():
+        if not isinstance(last, HumanMessage) or is_blank(last.text):
             return _stop(ExitReason.EMPTY_INPUT)
         return {}
 

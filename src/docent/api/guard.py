@@ -12,6 +12,7 @@ from fastapi import Request
 from docent.api.errors import ApiError
 from docent.api.ratelimit import SlidingWindow
 from docent.api.schemas import ChatRequest
+from docent.blank import is_blank
 from docent.chat import ChatTurn
 from docent.config import Settings
 from docent.exit_reasons import RETRYABLE, ExitReason
@@ -59,7 +60,7 @@ class ChatGate:
         self.per_client = SlidingWindow(settings.rate_limit_client_per_hour, 3600.0)
 
     def admit(self, body: ChatRequest, request: Request) -> Prepared:
-        if not body.message.strip():
+        if is_blank(body.message):
             raise ApiError(400, "EMPTY_QUERY", "Please type a question.",
                            exit_reason=ExitReason.EMPTY_INPUT.value)
         limit = self.settings.max_message_chars
