@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
+from docent.agent.model_chain import log_retry
+from docent.agent.retry import retrying
 from docent.prompts import MAX_QUERY_CHARS
 from docent.retrieval.types import Hit, Retriever
 
@@ -24,12 +27,40 @@ class SearchArgs(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look up.")
 
 
-def make_search_tool(retriever: Retriever, default_k: int) -> StructuredTool:
-    """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config."""
+@dataclass(frozen=True)
+class SearchFailed:
+    """What a search returns when the store failed after every retry (or never answered)."""
 
-    async def search_docs(query: str, config: RunnableConfig) -> list[Hit]:
+    error: BaseException
+
+
+def make_search_tool(
+    retriever: Retriever,
+    default_k: int,
+    *,
+    retries: int = 0,
+    max_wait: float = 0.0,
+    timeout: float | None = None,
+) -> StructuredTool:
+    """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config.
+
+    Transient failures are retried inside the tool, and a search that still fails returns
+    `SearchFailed` instead of raising: a stream shows one `on_tool_start` and one
+    `on_tool_end` per search, however many attempts it took and whether it succeeded.
+    A store that stops answering fails an attempt after `timeout` seconds.
+    """
+
+    async def search_docs(query: str, config: RunnableConfig) -> list[Hit] | SearchFailed:
         k = int(config.get("configurable", {}).get("top_k") or default_k)
-        return await asyncio.to_thread(retriever.search, query, k)
+        try:
+            async for attempt in retrying(retries, max_wait, log_retry("search")):
+                with attempt:
+                    return await asyncio.wait_for(
+                        asyncio.to_thread(retriever.search, query, k), timeout
+                    )
+        except Exception as exc:  # noqa: BLE001 - the caller reports it as RETRIEVAL_FAILED
+            return SearchFailed(exc)
+        raise AssertionError("unreachable: tenacity either returns or raises")
 
     return StructuredTool.from_function(
         coroutine=search_docs,
