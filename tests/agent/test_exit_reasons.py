@@ -243,3 +243,22 @@ def test_retrieval_failure_after_retries_is_a_friendly_interruption(run_both):
     assert out["metadata"]["error_code"] == "RETRIEVAL_FAILED"
     assert "temporary service interruption" in out["response"]
     assert out["sources"] == [] and len(model.calls) == 1
+
+
+def test_a_rate_limit_after_the_tool_cap_keeps_the_reason_and_is_retryable(run_both):
+    """CONTRACT.md §1: the first reason stays; `retryable` follows the text the user got."""
+    steps = [call("tool-call limit"), call("turn limit"), ModelRateLimitError("429")]
+    chat, terminal, _, _, _ = run_both(steps, max_tool_calls=1, llm_retries=0)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_TOOL_CALLS_REACHED"
+    assert out["response"] == CANNED[ExitReason.RATE_LIMITED]
+    assert out["retryable"] is True
+
+
+def test_a_store_failure_says_try_again_and_is_retryable(run_both):
+    failing = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError("db")] * 4)  # noqa: E731
+    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage("never")],
+                                       retriever_factory=failing, tool_retries=1)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE" and out["retryable"] is True
+    assert "try again" in out["response"]

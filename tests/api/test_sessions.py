@@ -122,3 +122,22 @@ def test_concurrent_requests_on_one_session_never_interleave(settings):
     # whichever ran second saw the first one's finished turn in its history
     seen = [c for c in model.calls if human_texts(c)[-1] == later]
     assert asked[1] in human_texts(seen[0])
+
+
+def test_a_turn_that_says_try_again_is_not_recorded(settings):
+    """CONTRACT.md §5 sessions: a retryable turn (here a rate limit after the tool cap,
+    whose exit reason stays MAX_TOOL_CALLS_REACHED) leaves no trace in the history."""
+    from langchain_core.exceptions import ModelRateLimitError
+
+    steps = [call("tool-call limit", call_id="a"), AIMessage("First [1]."),
+             call("tool-call limit", call_id="b"), call("turn limit", call_id="c"),
+             ModelRateLimitError("429"), call("tool-call limit", call_id="d"),
+             AIMessage("Third [1].")]
+    client, model = client_with(settings, steps, llm_cache_size=0, llm_retries=0,
+                                max_tool_calls=1)
+    with client:
+        sid = client.post("/chat", json={"message": "first limit"}).json()["session_id"]
+        failed = client.post("/chat", json={"message": "second limit", "session_id": sid}).json()
+        assert failed["exit_reason"] == "MAX_TOOL_CALLS_REACHED" and failed["retryable"] is True
+        client.post("/chat", json={"message": "third limit", "session_id": sid})
+    assert human_texts(model.calls[-1]) == ["first limit", "third limit"]

@@ -119,7 +119,8 @@ def build_graph(
             if reply is None:
                 limited = all(isinstance(e, ModelRateLimitError) for e in failures)
                 reason = ExitReason.RATE_LIMITED if limited else ExitReason.LLM_ERROR
-                failed = {"model_used": chain.last, "fallback_used": len(failures) > 1}
+                failed = {"model_used": chain.last, "fallback_used": len(failures) > 1,
+                          "retryable": True}  # also after an earlier guard's reason
                 return {**update, **failed, **_stop(reason)}
             update["model_used"] = used
             usage: dict[str, Any] = dict(reply.usage_metadata or {})
@@ -180,6 +181,7 @@ def build_graph(
                     exit_reason=ExitReason.LLM_GENERATION_FAILURE,
                     response=RETRIEVAL_FAILED_MESSAGE,
                     error_code="RETRIEVAL_FAILED",
+                    retryable=True,
                 )
                 replies.append(
                     ToolMessage("Search failed.", tool_call_id=call["id"], status="error")

@@ -15,7 +15,7 @@ from docent.api.schemas import ChatRequest
 from docent.blank import is_blank
 from docent.chat import ChatTurn
 from docent.config import Settings
-from docent.exit_reasons import RETRYABLE, ExitReason
+from docent.exit_reasons import ExitReason
 from docent.sessions import InMemorySessions, Session, SessionStatus, SessionStore
 
 
@@ -44,7 +44,7 @@ class Prepared:
             return
         result["session_id"] = self.session.id
         result["metadata"]["session_status"] = self.status
-        if ExitReason(result["exit_reason"]) not in RETRYABLE:  # a retry should not repeat it
+        if not result["retryable"]:  # a retry should not repeat the question in the history
             self.sessions.record(self.session, self.turn.message, result["response"])
 
 
