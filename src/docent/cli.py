@@ -120,13 +120,13 @@ def _serve(settings: Settings, host: str | None, port: int | None) -> int:
     import uvicorn
 
     from docent.api.app import create_app
+    from docent.api.server import server_config
     from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
     configure_logging(settings.log_level)
     app = create_app(settings, build_runtime)
-    uvicorn.run(app, host=host or settings.host, port=port or settings.port,
-                log_level=settings.log_level.lower())
+    uvicorn.Server(server_config(app, settings, host, port)).run()
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +38,7 @@ def error_response(
     status: int,
     code: str,
     message: str,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
     **extra: Any,
 ) -> JSONResponse:
     body = {
@@ -47,7 +48,7 @@ def error_response(
         "request_id": getattr(request.state, "request_id", ""),
         **extra,
     }
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
 def install_error_handlers(app: FastAPI) -> None:

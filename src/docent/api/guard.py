@@ -90,15 +90,31 @@ class ChatGate:
         )
         return Prepared(turn, self.sessions, session, status)
 
+    def client_wait(self, request: Request) -> float:
+        """Seconds before this client may send again (0: now); counts nothing. Checked
+        before the body is read (`api/limits.py`) and again on admission."""
+        if not self.settings.rate_limit_enabled:
+            return 0.0
+        return self.per_client.retry_after(_client(request))
+
     def _limit(self, request: Request, session_key: str | None) -> None:
         if not self.settings.rate_limit_enabled:
             return
-        client = request.client.host if request.client else "unknown"
-        wait = self.per_client.retry_after(client)
+        wait = self.client_wait(request)
         if session_key:
             wait = max(wait, self.per_session.retry_after(session_key))
         if wait:
-            raise ApiError(429, "RATE_LIMITED",
-                           f"Too many requests. Please retry in {int(wait)} seconds.",
-                           headers={"Retry-After": str(int(wait))})
-        self.per_client.record(client)
+            raise rate_limited(wait)
+        self.per_client.record(_client(request))
+
+
+def rate_limited(wait: float) -> ApiError:
+    """The 429 for a client or session that must wait `wait` seconds."""
+    return ApiError(429, "RATE_LIMITED", f"Too many requests. Please retry in {int(wait)} seconds.",
+                    headers={"Retry-After": str(int(wait))})
+
+
+def _client(request: Request) -> str:
+    """The client's address: the peer's, or a trusted proxy's X-Forwarded-For
+    (`DOCENT_TRUSTED_PROXIES`, applied by the app's proxy-headers middleware)."""
+    return request.client.host if request.client else "unknown"
