@@ -16,7 +16,13 @@ from docent.blank import is_blank
 from docent.chat import ChatTurn
 from docent.config import Settings
 from docent.exit_reasons import ExitReason
-from docent.sessions import InMemorySessions, Session, SessionStatus, SessionStore
+from docent.sessions import (
+    InMemorySessions,
+    Session,
+    SessionsFull,
+    SessionStatus,
+    SessionStore,
+)
 
 
 @dataclass
@@ -54,7 +60,8 @@ class ChatGate:
     def __init__(self, settings: Settings, sessions: SessionStore | None = None) -> None:
         self.settings = settings
         self.sessions = sessions or InMemorySessions(
-            settings.session_ttl_seconds, settings.session_max_turns
+            settings.session_ttl_seconds, settings.session_max_turns,
+            max_sessions=settings.session_max_count,
         )
         self.per_session = SlidingWindow(settings.rate_limit_session_per_minute, 60.0)
         self.per_client = SlidingWindow(settings.rate_limit_client_per_hour, 3600.0)
@@ -72,12 +79,20 @@ class ChatGate:
                            "Send either session_id (server keeps the history) or messages "
                            "(you keep it), not both.")
         session_key = str(body.session_id) if body.session_id else None
-        self._limit(request, session_key)
+        self._check_limits(request, session_key)
 
         session, status = None, None
         if body.messages is None:
-            session, status = self.sessions.open(session_key)
-            if self.settings.rate_limit_enabled:
+            try:
+                session, status = self.sessions.open(session_key)
+            except SessionsFull:
+                raise ApiError(503, "SERVER_BUSY",
+                               "Too many conversations are being answered right now. "
+                               "Please retry in a moment.", headers={"Retry-After": "1"},
+                               ) from None
+        if self.settings.rate_limit_enabled:  # only requests let through count
+            self.per_client.record(_client(request))
+            if session is not None:
                 self.per_session.record(session.id)
         turn = ChatTurn(
             message=body.message,
@@ -97,7 +112,7 @@ class ChatGate:
             return 0.0
         return self.per_client.retry_after(_client(request))
 
-    def _limit(self, request: Request, session_key: str | None) -> None:
+    def _check_limits(self, request: Request, session_key: str | None) -> None:
         if not self.settings.rate_limit_enabled:
             return
         wait = self.client_wait(request)
@@ -105,7 +120,6 @@ class ChatGate:
             wait = max(wait, self.per_session.retry_after(session_key))
         if wait:
             raise rate_limited(wait)
-        self.per_client.record(_client(request))
 
 
 def rate_limited(wait: float) -> ApiError:
