@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.config import Settings
+from docent.retrieval.checkpoint import persist_vector_index
 from docent.retrieval.chunking import chunk_markdown, embedding_text
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.store import DocStore, drop_collection, open_store
@@ -88,6 +89,7 @@ def ingest_path(
     files = [root] if single else list(markdown_files(root))
     base = root.parent if single else root
     embedder = embedder or MiniLMEmbedder()
+    embedded = store is None and settings.chroma_url is None  # the store under data_dir
     if store is None:
         if reset:  # before opening: the old collection may come from another model
             drop_collection(settings)
@@ -147,6 +149,8 @@ def ingest_path(
         # Written last, after every chunk, so a reader never pairs new data with an old index.
         if changed:
             store.touch()
+    if changed and embedded:
+        persist_vector_index(settings)  # so readers open the store without writing to it
     report.total_chunks = store.count()
     report.seconds = time.perf_counter() - started
     return report
