@@ -111,6 +111,11 @@ class Settings(BaseSettings):
         description="Sufficiency threshold: below this share of the question's distinctive "
         "terms found in the passages, retrieval counts as empty and the answer is the refusal.",
     )
+    drop_suspicious_lines: bool = Field(
+        True,
+        description="Leave out of the index the lines ingestion reports as looking like "
+        "secrets or instructions aimed at the assistant (they are reported either way).",
+    )
     chunk_max_tokens: int = Field(
         256, ge=64, le=512, description="Largest chunk, in embedding-model tokens."
     )

@@ -14,6 +14,7 @@ from docent.retrieval.checkpoint import persist_vector_index
 from docent.retrieval.chunking import chunk_markdown, embedding_text
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.store import DocStore, drop_collection, open_store
+from docent.retrieval.suspicious import Finding, find_suspicious, without_lines
 
 SUFFIXES = (".md", ".markdown")
 _BAR_MIN_FILES = 50  # below this a run is quick enough to need no progress bar
@@ -34,6 +35,8 @@ class IngestReport:
     removed: int = 0
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    suspicious: list[tuple[str, Finding]] = field(default_factory=list)  # (file, line found)
+    dropped_suspicious: bool = True  # the suspicious lines were left out of the index
     chunks_written: int = 0
     total_chunks: int = 0
     seconds: float = 0.0
@@ -48,6 +51,14 @@ class IngestReport:
         )
         if self.skipped:
             text += " Skipped: " + "; ".join(f"{f} ({why})" for f, why in self.skipped) + "."
+        if self.suspicious:
+            what = "left out of the index" if self.dropped_suspicious else "indexed anyway"
+            text += (
+                f"\n{len(self.suspicious)} lines look like secrets or injected instructions "
+                f"({what}; DOCENT_DROP_SUSPICIOUS_LINES):"
+                + "".join(f"\n  {file}:{f.line}: {f.kind}: {f.excerpt}"
+                          for file, f in self.suspicious)
+            )
         return text
 
 
@@ -97,7 +108,8 @@ def ingest_path(
     elif reset:
         store.reset()
     source_root = str(base.resolve())
-    report = IngestReport(root=str(root), files_seen=len(files))
+    report = IngestReport(root=str(root), files_seen=len(files),
+                          dropped_suspicious=settings.drop_suspicious_lines)
     known = store.files(source_root)
     base_url = str(settings.docs_base_url) if settings.docs_base_url else None
     present: set[str] = set()
@@ -120,6 +132,7 @@ def ingest_path(
             text, reason = _decode(data)
             chunks = []
             if text is not None:
+                text = _screen(text, rel, report, settings.drop_suspicious_lines)
                 chunks = chunk_markdown(
                     text, rel, count_tokens=embedder.count_tokens,
                     max_tokens=settings.chunk_max_tokens, base_url=base_url,
@@ -154,6 +167,13 @@ def ingest_path(
     report.total_chunks = store.count()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _screen(text: str, rel: str, report: IngestReport, drop: bool) -> str:
+    """Report the lines that look like secrets or injected instructions; drop them if asked."""
+    findings = find_suspicious(text)
+    report.suspicious += [(rel, f) for f in findings]
+    return without_lines(text, findings) if drop and findings else text
 
 
 def _progress(files: list[Path], show: bool) -> Iterator[Path]:
