@@ -51,8 +51,9 @@ _INSTRUCTIONS = [
         r"|rules|directions|guidelines|guardrails)\b"
     ),
     re.compile(
-        r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:the\s+|your\s+)?(?:instructions?"
-        r"|prompts?|rules|directions|guidelines|guardrails)\s+(?:above|before|so far|you were given)"
+        r"(?i)\b(?:ignore|disregard|forget|override|bypass)\s+(?:the\s+|your\s+)?"
+        r"(?:instructions?|prompts?|rules|directions|guidelines|guardrails)\s+"
+        r"(?:above|before|so far|you were given)"
     ),
     # chat-template role markers a document has no business containing
     re.compile(r"(?i)<\|im_start\|>|\[/?INST\]|<</?SYS>>|<\s*/?\s*system\s*>"),
