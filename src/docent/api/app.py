@@ -50,6 +50,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "BODY_TOO_LARGE (over DOCENT_MAX_BODY_BYTES)"},
     429: {"model": ErrorBody, "description": "RATE_LIMITED (see the Retry-After header)"},
     500: {"model": ErrorBody, "description": "INTERNAL_ERROR"},
+    503: {"model": ErrorBody, "description": "SERVER_BUSY (every session is mid-turn)"},
 }
 
 
