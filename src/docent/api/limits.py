@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from docent.api.errors import error_response
 from docent.api.guard import rate_limited
 
-# Requests that may pass the per-client limit only if admitted (`ChatGate.admit`).
+# The requests the per-client limit counts (POST to these; `ChatGate.admit` records them).
 LIMITED_PATHS = frozenset({"/chat", "/chat/stream"})
 _CLOSE = {"Connection": "close"}
 
@@ -43,7 +43,8 @@ class RequestLimits:
         if declared.isdigit() and int(declared) > self.max_body_bytes:
             await self._too_large(request, scope, receive, send)
             return
-        wait = _client_wait(request) if scope["path"] in LIMITED_PATHS else 0.0
+        limited = scope["method"] == "POST" and scope["path"] in LIMITED_PATHS
+        wait = _client_wait(request) if limited else 0.0
         if wait:
             refused = rate_limited(wait)
             await error_response(
