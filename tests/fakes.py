@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +83,25 @@ class ScriptedChatModel(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
+
+
+class PacedChatModel(ScriptedChatModel):
+    """A scripted model whose async stream waits `delay` seconds before each token."""
+
+    delay: float = 0.0
+    emitted: list[str] = Field(default_factory=list)
+
+    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                       run_manager: Any = None, **kwargs: Any,
+                       ) -> AsyncIterator[ChatGenerationChunk]:
+        message = self._next(messages, **kwargs)
+        if message.tool_calls:
+            yield tool_call_generation(message)
+            return
+        for piece in re.findall(r"\s*\S+", message.text):
+            await asyncio.sleep(self.delay)
+            self.emitted.append(piece)
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
 
 
 def chunk(n: int, text: str, source_file: str = "guide.md", section: str = "Guide > Limits",

@@ -92,7 +92,8 @@ def to_response(
         "response": response,
         "response_html": render_markdown(response, sources, query_id=turn.query_id),
         "exit_reason": reason.value,
-        "retryable": reason in RETRYABLE,
+        # The text decides: a rate limit after the tool cap still says "try again" (CONTRACT §1).
+        "retryable": reason in RETRYABLE or bool(state.get("retryable")),
         "session_id": turn.session_id,
         "sources": sources,
         "query_id": turn.query_id,

@@ -122,6 +122,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
     import uvicorn
 
     from docent.api.app import create_app
+    from docent.api.server import server_config, worker_options
     from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
@@ -129,13 +130,13 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
         print("docent serve: --workers must be 1 or more", file=sys.stderr)  # noqa: T201
         return 2
     configure_logging(settings.log_level)
-    host, port, level = host or settings.host, port or settings.port, settings.log_level.lower()
     if workers > 1:
-        # Each worker process builds its own app from the environment's settings.
+        # Each worker process builds its own app (and deadlines) from the environment.
         uvicorn.run("docent.api.app:app_from_env", factory=True, workers=workers,
-                    host=host, port=port, log_level=level)
+                    **worker_options(settings, host, port))
     else:
-        uvicorn.run(create_app(settings, build_runtime), host=host, port=port, log_level=level)
+        app = create_app(settings, build_runtime)
+        uvicorn.Server(server_config(app, settings, host, port)).run()
     return 0
 
 

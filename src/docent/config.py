@@ -113,6 +113,11 @@ class Settings(BaseSettings):
         description="Sufficiency threshold: below this share of the question's distinctive "
         "terms found in the passages, retrieval counts as empty and the answer is the refusal.",
     )
+    drop_suspicious_lines: bool = Field(
+        True,
+        description="Leave out of the index the lines ingestion reports as looking like "
+        "secrets or instructions aimed at the assistant (they are reported either way).",
+    )
     chunk_max_tokens: int = Field(
         256, ge=64, le=512, description="Largest chunk, in embedding-model tokens."
     )
@@ -149,11 +154,21 @@ class Settings(BaseSettings):
     # --- sessions and rate limits ---
     session_ttl_seconds: float = Field(1800.0, gt=0, description="Idle time before expiry.")
     session_max_turns: int = Field(10, ge=1, le=100, description="Turns kept per session.")
+    session_max_count: int = Field(
+        1000, ge=1, le=1_000_000,
+        description="Most sessions kept at once; a new one evicts the least recently used idle "
+        "session (one mid-turn is never evicted).",
+    )
     rate_limit_enabled: bool = True
     rate_limit_session_per_minute: int = Field(10, ge=1)
     rate_limit_client_per_hour: int = Field(100, ge=1)
     cors_origins: CommaList = Field(
         default_factory=list, description="Origins allowed to call the API from a browser."
+    )
+    trusted_proxies: CommaList = Field(
+        default_factory=list,
+        description="Addresses or networks (10.0.0.0/8) of reverse proxies whose "
+        "X-Forwarded-For names the client; '*' trusts any peer. Empty: the header is ignored.",
     )
 
     # --- caches ---
@@ -176,14 +191,43 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     max_message_chars: int = Field(10000, ge=1, le=100000, description="Longest question.")
+    max_body_bytes: int = Field(
+        1_048_576, ge=1024, le=100 * 1_048_576,
+        description="Largest request body; a larger one is refused (413) before it is parsed.",
+    )
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, le=300,
+        description="A connection must send a whole request head within this time (of opening, "
+        "or of the request's first byte) or it is closed.",
+    )
+    body_timeout_seconds: float = Field(
+        30.0, gt=0, le=600,
+        description="A request body must arrive whole within this time of its head, or the "
+        "connection is closed.",
+    )
     sse_ping_seconds: float = Field(15.0, gt=0, le=300)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
-    @field_validator("llm_providers", "cors_origins", mode="before")
+    @field_validator("llm_providers", "cors_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_addresses(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry!r} is not an IP address or network (such as 10.0.0.5, "
+                    "10.0.0.0/8 or ::1), nor '*'"
+                ) from None
         return value
 
     @field_validator("collection")

@@ -63,5 +63,6 @@ RETRIEVAL_FAILED_MESSAGE = (
     "answer from the docs right now. Please try again in a moment."
 )
 
-# Whether the same request may succeed if sent again unchanged.
+# Whether the same request may succeed if sent again unchanged, for each reason's own text.
+# A response is also retryable when a later failure wrote a "try again" text (CONTRACT §1).
 RETRYABLE: frozenset[ExitReason] = frozenset({ExitReason.RATE_LIMITED, ExitReason.LLM_ERROR})

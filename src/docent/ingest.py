@@ -11,9 +11,11 @@ from pathlib import Path
 
 from docent.config import Settings
 from docent.models.unit_vectors import UNITS_VERSION, encode_chunks
+from docent.retrieval.checkpoint import persist_vector_index
 from docent.retrieval.chunking import chunk_markdown
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.store import DocStore, drop_collection, open_store
+from docent.retrieval.suspicious import Finding, find_suspicious, without_lines
 
 SUFFIXES = (".md", ".markdown")
 _BAR_MIN_FILES = 50  # below this a run is quick enough to need no progress bar
@@ -34,6 +36,8 @@ class IngestReport:
     removed: int = 0
     unchanged: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    suspicious: list[tuple[str, Finding]] = field(default_factory=list)  # (file, line found)
+    dropped_suspicious: bool = True  # the suspicious lines were left out of the index
     chunks_written: int = 0
     total_chunks: int = 0
     seconds: float = 0.0
@@ -51,6 +55,14 @@ class IngestReport:
             text += " Every file was re-embedded: the index was built by an older docent."
         if self.skipped:
             text += " Skipped: " + "; ".join(f"{f} ({why})" for f, why in self.skipped) + "."
+        if self.suspicious:
+            what = "left out of the index" if self.dropped_suspicious else "indexed anyway"
+            text += (
+                f"\n{len(self.suspicious)} lines look like secrets or injected instructions "
+                f"({what}; DOCENT_DROP_SUSPICIOUS_LINES):"
+                + "".join(f"\n  {file}:{f.line}: {f.kind}: {f.excerpt}"
+                          for file, f in self.suspicious)
+            )
         return text
 
 
@@ -92,6 +104,7 @@ def ingest_path(
     files = [root] if single else list(markdown_files(root))
     base = root.parent if single else root
     embedder = embedder or MiniLMEmbedder()
+    embedded = store is None and settings.chroma_url is None  # the store under data_dir
     if store is None:
         if reset:  # before opening: the old collection may come from another model
             drop_collection(settings)
@@ -99,7 +112,8 @@ def ingest_path(
     elif reset:
         store.reset()
     source_root = str(base.resolve())
-    report = IngestReport(root=str(root), files_seen=len(files))
+    report = IngestReport(root=str(root), files_seen=len(files),
+                          dropped_suspicious=settings.drop_suspicious_lines)
     known = store.files(source_root)
     # An index without this version's answer-unit vectors: embed every file again.
     report.rebuilt = bool(known) and store.units_version() != UNITS_VERSION
@@ -124,6 +138,7 @@ def ingest_path(
             text, reason = _decode(data)
             chunks = []
             if text is not None:
+                text = _screen(text, rel, report, settings.drop_suspicious_lines)
                 chunks = chunk_markdown(
                     text, rel, count_tokens=embedder.count_tokens,
                     max_tokens=settings.chunk_max_tokens, base_url=base_url,
@@ -157,9 +172,18 @@ def ingest_path(
             # A rebuild cut short leaves old chunks without unit vectors: keep the old
             # version so the next run rebuilds again.
             store.touch(units_version=UNITS_VERSION if completed or not report.rebuilt else None)
+    if changed and embedded:
+        persist_vector_index(settings)  # so readers open the store without writing to it
     report.total_chunks = store.count()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _screen(text: str, rel: str, report: IngestReport, drop: bool) -> str:
+    """Report the lines that look like secrets or injected instructions; drop them if asked."""
+    findings = find_suspicious(text)
+    report.suspicious += [(rel, f) for f in findings]
+    return without_lines(text, findings) if drop and findings else text
 
 
 def _progress(files: list[Path], show: bool) -> Iterator[Path]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,28 +36,47 @@ class Session:
 
 
 class SessionStore(Protocol):
-    def open(self, session_id: str | None) -> tuple[Session, SessionStatus]: ...
+    def open(self, session_id: str | None) -> tuple[Session, SessionStatus]:
+        """The live session for `session_id`, or a fresh one; raises `SessionsFull`."""
+        ...
 
     def record(self, session: Session, question: str, answer: str) -> None: ...
 
 
+class SessionsFull(RuntimeError):
+    """Every session is mid-turn and the store is at its cap: nothing may be evicted."""
+
+
 class InMemorySessions:
-    """Sessions in a dict; idle ones expire after `ttl` seconds, swept on access."""
+    """Sessions in an OrderedDict, least recently used first.
+
+    Every operation is O(1) (amortised): expiry pops idle sessions off the front instead of
+    scanning them all. At `max_sessions`, a new session evicts the least recently used
+    idle one, even before its time is up (its next request starts afresh, `restarted`); a
+    session mid-turn (its lock held) is never evicted, and when every session is mid-turn
+    `open` raises `SessionsFull`.
+    """
 
     def __init__(
-        self, ttl: float, max_turns: int, clock: Callable[[], float] = time.monotonic
+        self, ttl: float, max_turns: int, clock: Callable[[], float] = time.monotonic,
+        max_sessions: int = 1000,
     ) -> None:
         self._ttl, self._max_turns, self._clock = ttl, max_turns, clock
-        self._sessions: dict[str, Session] = {}
+        self._max_sessions = max_sessions
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
 
     def open(self, session_id: str | None) -> tuple[Session, SessionStatus]:
         """The live session for `session_id`, or a fresh one (under the same id if given)."""
         now = self._clock()
-        self._sweep(now)
-        if session_id and session_id in self._sessions:
-            session = self._sessions[session_id]
-            session.last_active = now
+        self._expire(now)
+        session = self._sessions.get(session_id) if session_id else None
+        live = session is not None and now - session.last_active <= self._ttl
+        if session is not None and (live or session.lock.locked()):
+            self._touch(session, now)
             return session, "continued"
+        if session is not None:  # expired but not yet swept: it starts afresh
+            del self._sessions[session.id]
+        self._make_room(now)
         session = Session(
             id=session_id or str(uuid.uuid4()),
             turns=deque(maxlen=self._max_turns),
@@ -68,19 +87,39 @@ class InMemorySessions:
 
     def record(self, session: Session, question: str, answer: str) -> None:
         session.turns.append((question, answer))
-        session.last_active = self._clock()
+        if self._sessions.get(session.id) is session:  # an evicted one is kept nowhere
+            self._touch(session, self._clock())
 
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def _sweep(self, now: float) -> None:
-        expired = [
-            sid
-            for sid, s in self._sessions.items()
-            if now - s.last_active > self._ttl and not s.lock.locked()
-        ]
-        for sid in expired:
-            del self._sessions[sid]
+    def _touch(self, session: Session, now: float) -> None:
+        session.last_active = now
+        self._sessions.move_to_end(session.id)
+
+    def _expire(self, now: float) -> None:
+        """Drop expired sessions from the front; one mid-turn counts as used now."""
+        while self._sessions:
+            oldest = next(iter(self._sessions.values()))
+            if now - oldest.last_active <= self._ttl:
+                return
+            if oldest.lock.locked():
+                self._touch(oldest, now)
+            else:
+                del self._sessions[oldest.id]
+
+    def _make_room(self, now: float) -> None:
+        """At the cap, evict the least recently used idle session."""
+        for _ in range(len(self._sessions)):
+            if len(self._sessions) < self._max_sessions:
+                return
+            oldest = next(iter(self._sessions.values()))
+            if oldest.lock.locked():
+                self._touch(oldest, now)  # in use: skip it (it is the most recent now)
+            else:
+                del self._sessions[oldest.id]
+        if len(self._sessions) >= self._max_sessions:
+            raise SessionsFull(f"all {self._max_sessions} sessions are mid-turn")
 
 
 @asynccontextmanager

@@ -34,7 +34,12 @@ def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
     assert len(model.calls) == 2 and model.calls[0]["tools"] is True
 
 
-@pytest.mark.parametrize("message", ["", "   ", "\n\t "])
+@pytest.mark.parametrize(
+    "message",
+    ["", "   ", "\n\t ", "\u200b\u200b\u200b", "\x00\x00", "\u200b \ufeff\u2060\u200d\x00",
+     "\u3164\u2800"],
+    ids=["empty", "spaces", "whitespace", "zero-width", "NUL", "mixed invisible", "blank glyphs"],
+)
 def test_empty_input_is_a_400_on_both_endpoints(settings, message):
     model = ScriptedChatModel(steps=[])
     from docent.agent.graph import build_graph
@@ -54,6 +59,8 @@ def test_empty_input_is_a_400_on_both_endpoints(settings, message):
 async def test_empty_input_exits_without_llm_call_in_invoke_and_stream(make_graph):
     graph, model = make_graph()
     state = await graph.ainvoke({"messages": [HumanMessage("  ")]})
+    assert state["exit_reason"] == ExitReason.EMPTY_INPUT
+    state = await graph.ainvoke({"messages": [HumanMessage("\u200b\x00\ufeff")]})
     assert state["exit_reason"] == ExitReason.EMPTY_INPUT
     ends = [
         e async for e in graph.astream_events({"messages": [HumanMessage("")]}, version="v2")
@@ -236,3 +243,22 @@ def test_retrieval_failure_after_retries_is_a_friendly_interruption(run_both):
     assert out["metadata"]["error_code"] == "RETRIEVAL_FAILED"
     assert "temporary service interruption" in out["response"]
     assert out["sources"] == [] and len(model.calls) == 1
+
+
+def test_a_rate_limit_after_the_tool_cap_keeps_the_reason_and_is_retryable(run_both):
+    """CONTRACT.md §1: the first reason stays; `retryable` follows the text the user got."""
+    steps = [call("tool-call limit"), call("turn limit"), ModelRateLimitError("429")]
+    chat, terminal, _, _, _ = run_both(steps, max_tool_calls=1, llm_retries=0)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "MAX_TOOL_CALLS_REACHED"
+    assert out["response"] == CANNED[ExitReason.RATE_LIMITED]
+    assert out["retryable"] is True
+
+
+def test_a_store_failure_says_try_again_and_is_retryable(run_both):
+    failing = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError("db")] * 4)  # noqa: E731
+    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage("never")],
+                                       retriever_factory=failing, tool_retries=1)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "LLM_GENERATION_FAILURE" and out["retryable"] is True
+    assert "try again" in out["response"]

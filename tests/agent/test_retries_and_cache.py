@@ -120,3 +120,30 @@ async def test_cache_size_zero_disables_it(make_graph):
     await graph.ainvoke({"messages": [HumanMessage("q")]})
     await graph.ainvoke({"messages": [HumanMessage("q")]})
     assert len(model.calls) == 4
+
+
+def _tool_frames(frames):
+    return [(f["event"], json.loads(f["data"])) for f in frames
+            if f["event"] in ("on_tool_start", "on_tool_end")]
+
+
+def test_a_retried_search_is_one_tool_start_and_one_tool_end(run_both):
+    """CONTRACT.md §3: retries are invisible, also in the stream."""
+    flaky = lambda: FakeRetriever(chunks=list(GUIDE), failures=[TimeoutError(), ConnectionError()])  # noqa: E731
+    _, terminal, frames, _, _ = run_both([call("tool-call limit"), AIMessage("Done [1].")],
+                                         retriever_factory=flaky, tool_retries=3)
+    assert terminal["exit_reason"] == "COMPLETED"
+    tools = _tool_frames(frames)
+    assert [event for event, _ in tools] == ["on_tool_start", "on_tool_end"]
+    assert tools[1][1]["output"]["results"] == 2
+
+
+def test_a_failed_search_still_ends_with_its_tool_end(run_both):
+    broken = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError()] * 5)  # noqa: E731
+    chat, terminal, frames, _, _ = run_both([call("tool-call limit"), AIMessage("never")],
+                                            retriever_factory=broken, tool_retries=2)
+    assert chat["metadata"]["error_code"] == terminal["metadata"]["error_code"] == "RETRIEVAL_FAILED"
+    tools = _tool_frames(frames)
+    assert [event for event, _ in tools] == ["on_tool_start", "on_tool_end"]
+    assert tools[1][1] == {"name": "search_docs", "output": {"results": 0, "sources": []}}
+    assert not any(f["event"] == "on_tool_error" for f in frames)

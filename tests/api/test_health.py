@@ -8,6 +8,8 @@ app as `docent serve` builds it (`build_runtime`, the real embedder, the extract
 from __future__ import annotations
 
 import logging
+import shutil
+import sqlite3
 import threading
 
 import pytest
@@ -95,7 +97,7 @@ def test_server_starts_while_the_store_is_down_and_serves_once_it_is_up(
 
     caplog.set_level(logging.WARNING)
     with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
-        started = [r for r in caplog.records if r.name == "docent.runtime"]
+        started = [r for r in caplog.records if r.name == "docent.retrieval.recovering"]
         assert [r.getMessage() for r in started] == [
             "document store unreachable at start-up; retrying on each request"]
         assert started[0].exc_info is None and "Traceback" not in caplog.text
@@ -128,3 +130,78 @@ def test_health_and_ready_answer_while_the_store_hangs(settings, monkeypatch):
     assert still_hanging  # both answered while the store still hung
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert ready.status_code == 503 and ready.json()["checks"]["store"] == "unreachable"
+
+
+@pytest.fixture
+def embedded(tmp_path):
+    """(settings, backup of the store) for docent on an ingested embedded store."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "configuration.md").write_text(DOC, encoding="utf-8")
+    settings = load_settings(
+        _env_file=None, data_dir=tmp_path / "data", llm_provider="extractive",
+        retry_max_wait_seconds=0, rate_limit_enabled=False, tool_retries=1,
+        retrieval_cache_size=0, llm_cache_size=0,
+    )
+    ingest_path(docs, settings, progress=False)
+    backup = tmp_path / "backup"
+    shutil.copytree(settings.store_path, backup)
+    return settings, backup
+
+
+@pytest.mark.slow
+def test_the_embedded_store_deleted_then_restored_heals_without_a_restart(embedded):
+    settings, backup = embedded
+    from docent.runtime import build_runtime
+
+    with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
+        _answers(c)
+        shutil.rmtree(settings.data_dir)  # the data directory goes away under the server
+        _unreachable(c)
+        assert not settings.store_path.exists()  # nothing was created in its place
+        shutil.copytree(backup, settings.store_path)  # a backup is restored
+        _answers(c)
+
+
+@pytest.mark.slow
+def test_the_embedded_store_heals_after_a_sqlite_error_once_it_is_valid_again(
+    embedded, monkeypatch
+):
+    settings, backup = embedded
+    from docent.retrieval.recovering import RecoveringRetriever
+    from docent.runtime import build_runtime
+
+    monkeypatch.setattr(RecoveringRetriever, "reopen_interval", 0.0)  # no waiting in a test
+
+    database = settings.store_path / "chroma.sqlite3"
+    with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
+        _answers(c)
+        with sqlite3.connect(database) as db:  # the store breaks in place: same file
+            db.execute("ALTER TABLE collections RENAME TO collections_gone")
+        _unreachable(c)  # "no such table: collections"
+        shutil.copyfile(backup / "chroma.sqlite3", database)  # valid again, still in place
+        _answers(c)
+
+
+@pytest.mark.slow
+def test_a_data_directory_replaced_under_the_server_is_served_from(embedded, tmp_path):
+    """Chroma kept reading the deleted files: a store copied in their place was ignored."""
+    settings, _ = embedded
+    other_docs = tmp_path / "other-docs"
+    other_docs.mkdir()
+    (other_docs / "sessions.md").write_text(
+        "# Sessions\n\n## Session expiry\n\nA session expires after thirty minutes without "
+        "activity. Set `DOCENT_SESSION_TTL_SECONDS` to change the session expiry.\n",
+        encoding="utf-8")
+    other = settings.model_copy(update={"data_dir": tmp_path / "other-data"})
+    ingest_path(other_docs, other, progress=False)
+    from docent.runtime import build_runtime
+
+    question = {"message": "How do I change the session expiry?"}
+    with TestClient(create_app(settings, build_runtime), raise_server_exceptions=False) as c:
+        _answers(c)
+        shutil.rmtree(settings.store_path)
+        shutil.copytree(other.store_path, settings.store_path)
+        body = c.post("/chat", json=question).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert "DOCENT_SESSION_TTL_SECONDS" in body["response"]

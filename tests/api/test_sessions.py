@@ -122,3 +122,55 @@ def test_concurrent_requests_on_one_session_never_interleave(settings):
     # whichever ran second saw the first one's finished turn in its history
     seen = [c for c in model.calls if human_texts(c)[-1] == later]
     assert asked[1] in human_texts(seen[0])
+
+
+def test_a_turn_that_says_try_again_is_not_recorded(settings):
+    """CONTRACT.md §5 sessions: a retryable turn (here a rate limit after the tool cap,
+    whose exit reason stays MAX_TOOL_CALLS_REACHED) leaves no trace in the history."""
+    from langchain_core.exceptions import ModelRateLimitError
+
+    steps = [call("tool-call limit", call_id="a"), AIMessage("First [1]."),
+             call("tool-call limit", call_id="b"), call("turn limit", call_id="c"),
+             ModelRateLimitError("429"), call("tool-call limit", call_id="d"),
+             AIMessage("Third [1].")]
+    client, model = client_with(settings, steps, llm_cache_size=0, llm_retries=0,
+                                max_tool_calls=1)
+    with client:
+        sid = client.post("/chat", json={"message": "first limit"}).json()["session_id"]
+        failed = client.post("/chat", json={"message": "second limit", "session_id": sid}).json()
+        assert failed["exit_reason"] == "MAX_TOOL_CALLS_REACHED" and failed["retryable"] is True
+        client.post("/chat", json={"message": "third limit", "session_id": sid})
+    assert human_texts(model.calls[-1]) == ["first limit", "third limit"]
+
+
+def test_a_full_store_of_busy_sessions_answers_503_server_busy(settings):
+    """DOCENT_SESSION_MAX_COUNT reaches the store; a new conversation while every session
+    is mid-turn is refused (and not counted), and is answered once one is free."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow(messages):
+        started.set()
+        release.wait(30)
+        return call("tool-call limit", call_id=f"c{len(messages)}")
+
+    def answer(messages):
+        return AIMessage("Set it [1].")
+
+    client, _ = client_with(settings, [slow, answer, call("tool-call limit"), answer],
+                            session_max_count=1, llm_cache_size=0)
+    with client:
+        first: dict = {}
+        worker = threading.Thread(target=lambda: first.update(
+            client.post("/chat", json={"message": "limit?"}).json()))
+        worker.start()
+        try:
+            assert started.wait(30)
+            busy = client.post("/chat", json={"message": "limit?"})
+        finally:
+            release.set()
+            worker.join(30)
+        after = client.post("/chat", json={"message": "limit?"})
+    assert busy.status_code == 503 and busy.json()["error_code"] == "SERVER_BUSY"
+    assert busy.headers["retry-after"] == "1"
+    assert first["exit_reason"] == "COMPLETED"
+    assert after.status_code == 200 and after.json()["metadata"]["session_status"] == "new"

@@ -36,3 +36,19 @@ def test_token_count_is_not_truncated_and_long_inputs_still_embed(real_embedder)
     assert real_embedder.count_tokens(long) > 600
     assert real_embedder.count_tokens("hello world") == 4  # [CLS] hello world [SEP]
     assert real_embedder.embed([long]).shape == (1, 384)
+
+
+def test_loading_the_model_writes_nothing_under_the_home_directory(tmp_path):
+    """onnxruntime's telemetry kept a device id and an event database under ~/.cache."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env["HOME"] = str(home)
+    code = ("from docent.retrieval.embeddings import MiniLMEmbedder; "
+            "assert MiniLMEmbedder().embed(['x']).shape == (1, 384)")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert [p for p in home.rglob("*")] == []

@@ -7,29 +7,23 @@ forced. Tests skip with a message when Chromium or Playwright is missing.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
 import shutil
-import socket
 import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from langchain_core.messages import AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGenerationChunk
-from pydantic import Field
 
 from docent.agent.graph import build_graph
 from docent.api.app import create_app
 from docent.config import Settings, load_settings
 from docent.runtime import Runtime
-from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, tool_call_generation
+from tests.fakes import GUIDE, FakeRetriever, PacedChatModel
+from tests.live_server import LiveServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_MESSAGE = (
@@ -111,57 +105,6 @@ def _app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     return app
 
 
-@dataclass
-class LiveServer:
-    """uvicorn serving an app from a background thread on a free 127.0.0.1 port."""
-
-    app: FastAPI
-
-    def __enter__(self) -> LiveServer:
-        import uvicorn
-
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
-        self.sock = sock
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the docent test server did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
-
-
-class PacedChatModel(ScriptedChatModel):
-    """A scripted model whose async stream waits `delay` seconds before each token."""
-
-    delay: float = 0.0
-    emitted: list[str] = Field(default_factory=list)
-
-    async def _astream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                       run_manager: Any = None, **kwargs: Any,
-                       ) -> AsyncIterator[ChatGenerationChunk]:
-        message = self._next(messages, **kwargs)
-        if message.tool_calls:
-            yield tool_call_generation(message)
-            return
-        for piece in re.findall(r"\s*\S+", message.text):
-            await asyncio.sleep(self.delay)
-            self.emitted.append(piece)
-            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
-
-
 @pytest.fixture(scope="package")
 def playwright_browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
@@ -214,7 +157,7 @@ def docs_server(tmp_path_factory: pytest.TempPathFactory, playwright_browser: An
         cors_origins=[foreign_site.url],
     )
     ingest_path(docs, settings, progress=False)
-    with LiveServer(_app(settings)) as server:
+    with LiveServer(_app(settings), settings) as server:
         yield server.url
     shutil.rmtree(root, ignore_errors=True)
 
@@ -238,7 +181,7 @@ def fake_server(tmp_path_factory: pytest.TempPathFactory, playwright_browser: An
     retriever = FakeRetriever(chunks=list(GUIDE))
     graph = build_graph(model, retriever, settings)
     runtime = Runtime(settings=settings, graph=graph, retriever=retriever, model_id="scripted")
-    with LiveServer(_app(settings, runtime)) as server:
+    with LiveServer(_app(settings, runtime), settings) as server:
         yield FakeServer(server.url, model)
 
 

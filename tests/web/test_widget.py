@@ -99,3 +99,28 @@ def test_widget_works_from_a_docs_site_on_another_origin(page, docs_server, fore
     turn = page.locator(".dcw-panel article.dc-turn[data-state=done]")
     turn.wait_for()
     assert turn.get_attribute("data-exit") == "COMPLETED"  # CORS let the answer through
+
+
+def test_closing_the_widget_clears_the_conversation(page, docs_server):
+    """CONTRACT.md §7: no history is kept anywhere, not even in the page after a close."""
+    bodies = stream_requests(page)
+    page.goto(docs_server + "/demo")
+    launcher = page.locator("button.dcw-launcher")
+    launcher.click()
+    page.keyboard.type("How do I change the tool-call limit?")
+    page.keyboard.press("Enter")
+    panel = page.locator(".dcw-panel")
+    panel.locator("article.dc-turn[data-state=done]").wait_for()
+    page.keyboard.type("And the turn limit?")
+    page.keyboard.press("Enter")
+    expect(panel.locator("article.dc-turn[data-state=done]")).to_have_count(2)
+    assert bodies[-1].get("session_id")  # the follow-up continued the conversation
+
+    page.click("button.dc-close")
+    expect(panel).to_be_hidden()
+    launcher.click()
+    expect(panel.locator("article.dc-turn")).to_have_count(0)
+    page.keyboard.type("How do I change the tool-call limit?")
+    page.keyboard.press("Enter")
+    panel.locator("article.dc-turn[data-state=done]").wait_for()
+    assert "session_id" not in bodies[-1]  # a new conversation, not the old session

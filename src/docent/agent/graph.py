@@ -6,7 +6,6 @@ exit reason; guards fire in the order written in CONTRACT.md and the first one w
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -26,17 +25,18 @@ from pydantic import ValidationError
 from docent.agent.citations import enforce_citations, renumber
 from docent.agent.context import fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
-from docent.agent.model_chain import ModelChain, log_retry
-from docent.agent.retry import retrying
+from docent.agent.model_chain import ModelChain
 from docent.agent.sanitize import strip_internal_metadata
 from docent.agent.state import AgentState, InputState, OutputState
 from docent.agent.tools import (
     SEARCH_TOOL,
     SearchArgs,
+    SearchFailed,
     format_references,
     make_search_tool,
     number_hits,
 )
+from docent.blank import is_blank
 from docent.config import Settings
 from docent.exit_reasons import (
     CANNED,
@@ -78,13 +78,17 @@ def build_graph(
     Tests pass fakes. With a chain, each model is tried in order, after its own retries.
     Searches run in `pool` (see `docent.runtime`), else in the loop's default executor.
     """
-    search_tool = make_search_tool(retriever, settings.top_k, pool)
+    search_tool = make_search_tool(
+        retriever, settings.top_k, retries=settings.tool_retries,
+        max_wait=settings.retry_max_wait_seconds, timeout=settings.retrieval_timeout_seconds,
+        pool=pool,
+    )
     chain = ModelChain(model, [search_tool], settings, model_id)
     cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 
     def check_input(state: AgentState) -> dict[str, Any]:
         last = state["messages"][-1] if state["messages"] else None
-        if not isinstance(last, HumanMessage) or not last.text.strip():
+        if not isinstance(last, HumanMessage) or is_blank(last.text):
             return _stop(ExitReason.EMPTY_INPUT)
         return {}
 
@@ -119,7 +123,8 @@ def build_graph(
             if reply is None:
                 limited = all(isinstance(e, ModelRateLimitError) for e in failures)
                 reason = ExitReason.RATE_LIMITED if limited else ExitReason.LLM_ERROR
-                failed = {"model_used": chain.last, "fallback_used": len(failures) > 1}
+                failed = {"model_used": chain.last, "fallback_used": len(failures) > 1,
+                          "retryable": True}  # also after an earlier guard's reason
                 return {**update, **failed, **_stop(reason)}
             update["model_used"] = used
             usage: dict[str, Any] = dict(reply.usage_metadata or {})
@@ -169,26 +174,18 @@ def build_graph(
                 continue
             streak = 0
             began = time.perf_counter()
-            try:
-                async for attempt in retrying(
-                    settings.tool_retries, settings.retry_max_wait_seconds, log_retry("search")
-                ):
-                    with attempt:
-                        # A store that stops answering must not hang the run: a search
-                        # that takes too long fails (TimeoutError, retried like any other).
-                        hits = await asyncio.wait_for(
-                            search_tool.ainvoke(call["args"], config),
-                            settings.retrieval_timeout_seconds,
-                        )
-            except Exception as exc:  # noqa: BLE001 - a friendly interruption, detail logged
+            # Retries and the timeout live in the tool: one tool run per search.
+            hits = await search_tool.ainvoke(call["args"], config)
+            if isinstance(hits, SearchFailed):  # a friendly interruption, detail logged
                 log_failure(
-                    log, exc, where="database", request_id=_query_id(config),
+                    log, hits.error, where="database", request_id=_query_id(config),
                     event="retrieval failed after retries",
                 )
                 update.update(
                     exit_reason=ExitReason.LLM_GENERATION_FAILURE,
                     response=RETRIEVAL_FAILED_MESSAGE,
                     error_code="RETRIEVAL_FAILED",
+                    retryable=True,
                 )
                 replies.append(
                     ToolMessage("Search failed.", tool_call_id=call["id"], status="error")

@@ -34,6 +34,7 @@ class AgentState(InputState, total=False):
     tokens_used: int  # total tokens the providers reported (0 for the extractive model)
     retrieval_ms: float  # time spent in searches, retries included
     error_code: str | None  # machine-readable detail, e.g. RETRIEVAL_FAILED
+    retryable: bool  # a failure worth retrying (rate limit, model error, store) wrote the text
     response: str  # the final user-facing answer
     cited: list[dict[str, Any]]  # the sources the answer cites, in citation order
 
@@ -49,6 +50,7 @@ class OutputState(TypedDict, total=False):
     tool_calls: int
     cached: bool
     error_code: str | None
+    retryable: bool
     sources: list[dict[str, Any]]
     model_used: str
     fallback_used: bool

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import re
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
+from docent.agent.model_chain import log_retry
+from docent.agent.retry import retrying
 from docent.prompts import MAX_QUERY_CHARS
 from docent.retrieval.types import Hit, Retriever
 
@@ -25,19 +28,45 @@ class SearchArgs(BaseModel):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look up.")
 
 
+@dataclass(frozen=True)
+class SearchFailed:
+    """What a search returns when the store failed after every retry (or never answered)."""
+
+    error: BaseException
+
+
 def make_search_tool(
-    retriever: Retriever, default_k: int, pool: Executor | None = None
+    retriever: Retriever,
+    default_k: int,
+    *,
+    retries: int = 0,
+    max_wait: float = 0.0,
+    timeout: float | None = None,
+    pool: Executor | None = None,
 ) -> StructuredTool:
     """`search_docs(query)`: the retriever's hits; `top_k` may come from the run config.
 
-    The search runs in `pool` (the process's bounded pool for model work), else in the
-    event loop's default executor.
+    The search runs in `pool` (the process's bounded pool for CPU work), else in the event
+    loop's default executor.
+
+    Transient failures are retried inside the tool, and a search that still fails returns
+    `SearchFailed` instead of raising: a stream shows one `on_tool_start` and one
+    `on_tool_end` per search, however many attempts it took and whether it succeeded.
+    A store that stops answering fails an attempt after `timeout` seconds.
     """
 
-    async def search_docs(query: str, config: RunnableConfig) -> list[Hit]:
+    async def search_docs(query: str, config: RunnableConfig) -> list[Hit] | SearchFailed:
         k = int(config.get("configurable", {}).get("top_k") or default_k)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(pool, retriever.search, query, k)
+        try:
+            async for attempt in retrying(retries, max_wait, log_retry("search")):
+                with attempt:
+                    return await asyncio.wait_for(
+                        loop.run_in_executor(pool, retriever.search, query, k), timeout
+                    )
+        except Exception as exc:  # noqa: BLE001 - the caller reports it as RETRIEVAL_FAILED
+            return SearchFailed(exc)
+        raise AssertionError("unreachable: tenacity either returns or raises")
 
     return StructuredTool.from_function(
         coroutine=search_docs,

@@ -12,9 +12,11 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from docent.api.errors import error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared
+from docent.api.limits import RequestLimits
 from docent.api.request_ids import RequestIds
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat
@@ -45,8 +47,10 @@ SSE_EXAMPLE = "\n".join(
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "EMPTY_QUERY, QUERY_TOO_LONG, INVALID_QUERY, "
           "INVALID_SESSION"},
+    413: {"model": ErrorBody, "description": "BODY_TOO_LARGE (over DOCENT_MAX_BODY_BYTES)"},
     429: {"model": ErrorBody, "description": "RATE_LIMITED (see the Retry-After header)"},
     500: {"model": ErrorBody, "description": "INTERNAL_ERROR"},
+    503: {"model": ErrorBody, "description": "SERVER_BUSY (every session is mid-turn)"},
 }
 
 
@@ -87,6 +91,8 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    # Innermost of the middlewares: the body is capped and read before the app parses it.
+    app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -97,6 +103,9 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         )
 
     app.add_middleware(RequestIds)
+
+    if settings.trusted_proxies:  # outermost: every check sees the client it names
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
 
     @app.post("/chat", response_model=ChatResponse, responses=_ERRORS)
     async def chat(

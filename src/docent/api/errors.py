@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,7 +38,7 @@ def error_response(
     status: int,
     code: str,
     message: str,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
     **extra: Any,
 ) -> JSONResponse:
     body = {
@@ -47,7 +48,7 @@ def error_response(
         "request_id": getattr(request.state, "request_id", ""),
         **extra,
     }
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -76,7 +77,8 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code == 400:  # FastAPI could not parse the body (our own 400s are ApiError)
             return _unreadable_body(request, exc)
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
-        return error_response(request, exc.status_code, code, str(exc.detail))
+        # Keep the exception's headers: a 405 must say which methods are allowed (Allow).
+        return error_response(request, exc.status_code, code, str(exc.detail), exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

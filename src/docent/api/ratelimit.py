@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
 
 class SlidingWindow:
-    """At most `limit` events per `window` seconds for each key."""
+    """At most `limit` events per `window` seconds for each key.
+
+    Keys are kept least recently used first, so the ones idle for a whole window are
+    dropped from the front as new events arrive: O(1) per event, and memory bounded by the
+    keys active within one window (not by every client ever seen).
+    """
 
     def __init__(
         self, limit: int, window: float, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.limit, self.window, self._clock = limit, window, clock
-        self._events: dict[str, deque[float]] = {}
+        self._events: OrderedDict[str, deque[float]] = OrderedDict()
 
     def retry_after(self, key: str) -> float:
         """0 if one more event is allowed now, else the seconds until it would be."""
@@ -33,10 +38,12 @@ class SlidingWindow:
         """Count one event (only for requests that were let through)."""
         now = self._clock()
         self._events.setdefault(key, deque()).append(now)
-        if len(self._events) > 10_000:  # keep memory bounded under many one-off keys
-            self._drop_idle(now)
+        self._events.move_to_end(key)
+        while self._events:
+            oldest = next(iter(self._events.values()))
+            if oldest and now - oldest[-1] < self.window:
+                return
+            self._events.popitem(last=False)
 
-    def _drop_idle(self, now: float) -> None:
-        idle = [k for k, ev in self._events.items() if not ev or now - ev[-1] >= self.window]
-        for key in idle:
-            del self._events[key]
+    def __len__(self) -> int:
+        return len(self._events)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -71,6 +72,10 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is not None:
                 return
+            # onnxruntime's telemetry, read when the module is imported, records every
+            # process in a database under the user's home and would upload it; docent runs
+            # offline and keeps nothing about its users. An explicit setting wins.
+            os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
             import onnxruntime as ort
             from tokenizers import Tokenizer
 

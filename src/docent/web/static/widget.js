@@ -4,7 +4,8 @@
  *
  * Adds an "Ask the docs" button that opens the chat in a panel inside a shadow root, so
  * the host page's CSS and ours never meet. Selecting text on the page offers
- * "Ask about this", which sends the selection as `selected_text`.
+ * "Ask about this", which sends the selection as `selected_text`. Closing the panel clears
+ * the conversation.
  * data-api defaults to the origin the script came from.
  */
 (function () {
@@ -59,6 +60,9 @@
     }
 
     function close() {
+      // Closing ends the conversation: no history is kept anywhere, not even in page memory
+      // (a running answer stops, the session id is dropped, the log is emptied).
+      chat.newConversation();
       panel.hidden = true;
       wrap.classList.remove("dcw-open");
       launcher.setAttribute("aria-expanded", "false");

@@ -1,0 +1,140 @@
+"""Serving the app with uvicorn, plus the connection deadlines uvicorn does not have.
+
+uvicorn closes a keep-alive connection that stays idle, but never one that is still sending
+its request: every byte received cancels its only timer, so a client trickling a header or
+a body one byte at a time holds a connection (and a slot) open forever, and a connection
+that never sends anything is never closed either. Its request-start and request-complete
+timeouts are an open uvicorn issue (#157), so docent adds them to uvicorn's h11 protocol:
+
+- head: from the connection opening, or from the first byte of a later request on it, the
+  request line and headers must arrive within `DOCENT_HEADER_TIMEOUT_SECONDS`;
+- body: from the end of the head, the body must arrive within `DOCENT_BODY_TIMEOUT_SECONDS`.
+
+A connection past its deadline is closed. Nothing is timed while a response is being sent
+(a stream may last minutes) or while a kept-alive connection waits for its next request
+(uvicorn's own keep-alive timeout does that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Literal
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from docent.config import Settings
+
+log = logging.getLogger(__name__)
+
+Phase = Literal["head", "body"]
+
+
+class DeadlineH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol, closing connections that send their request too slowly."""
+
+    header_timeout = 10.0
+    body_timeout = 30.0
+
+    _deadline: asyncio.TimerHandle | None = None
+    _phase: Phase | None = None
+    _fresh = True  # no request head has arrived on this connection yet
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._watch()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # may start the next pipelined request
+        self._watch()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._arm(None)
+        super().connection_lost(exc)
+
+    def _watch(self) -> None:
+        """Time whatever the connection is waiting to receive, if anything."""
+        state = self.conn.their_state
+        if state is not h11.IDLE:
+            self._fresh = False
+        waiting_for_head = state is h11.IDLE and (self._fresh or self.conn.trailing_data[0])
+        self._arm("body" if state is h11.SEND_BODY else "head" if waiting_for_head else None)
+
+    def _arm(self, phase: Phase | None) -> None:
+        if phase == self._phase:
+            return  # a deadline runs from its start, not from the latest byte
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self._phase = phase
+        if phase is not None and not self.transport.is_closing():
+            seconds = self.header_timeout if phase == "head" else self.body_timeout
+            self._deadline = self.loop.call_later(seconds, self._expire, phase, seconds)
+
+    def _expire(self, phase: Phase, seconds: float) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        log.info(
+            "closing a connection whose request %s did not arrive within %.0f s",
+            "head" if phase == "head" else "body", seconds,
+            extra={"client": self.client[0] if self.client else "unknown"},
+        )
+        self.transport.close()
+
+
+def protocol_for(settings: Settings) -> type[DeadlineH11Protocol]:
+    """The protocol class with this process's deadlines (uvicorn instantiates it)."""
+    return type(
+        "DocentH11Protocol",
+        (DeadlineH11Protocol,),
+        {"header_timeout": settings.header_timeout_seconds,
+         "body_timeout": settings.body_timeout_seconds},
+    )
+
+
+def server_config(
+    app: Any, settings: Settings, host: str | None = None, port: int | None = None
+) -> uvicorn.Config:
+    """How `docent serve` runs uvicorn (tests run the same config on 127.0.0.1)."""
+    return uvicorn.Config(
+        app,
+        host=host or settings.host,
+        port=settings.port if port is None else port,
+        log_level=settings.log_level.lower(),
+        http=protocol_for(settings),
+        # X-Forwarded-For is trusted by the app, from DOCENT_TRUSTED_PROXIES only; uvicorn's
+        # own default would trust any client on 127.0.0.1 (CONTRACT.md §5, rate limits).
+        proxy_headers=False,
+    )
+
+
+class EnvDeadlineH11Protocol(DeadlineH11Protocol):
+    """The deadlines of the environment's settings, for `docent serve --workers N`: each
+    worker process imports the protocol by name (a class made by `protocol_for` cannot be
+    sent to another process)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from docent.config import get_settings
+
+        super().__init__(*args, **kwargs)
+        settings = get_settings()
+        self.header_timeout = settings.header_timeout_seconds
+        self.body_timeout = settings.body_timeout_seconds
+
+
+def worker_options(settings: Settings, host: str | None, port: int | None) -> dict[str, Any]:
+    """`uvicorn.run` options for several worker processes, as `server_config` for one."""
+    return {
+        "host": host or settings.host,
+        "port": settings.port if port is None else port,
+        "log_level": settings.log_level.lower(),
+        "http": f"{__name__}:EnvDeadlineH11Protocol",
+        "proxy_headers": False,
+    }
