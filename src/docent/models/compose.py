@@ -1,35 +1,29 @@
 """Compose a cited markdown answer from retrieved passages, extractively.
 
-Every passage is cut into units (sentences, list items, table rows, code blocks). Each unit
-is scored against the question by meaning (cosine of MiniLM vectors, computed at
-ingestion: see `docent.models.unit_vectors`) and by words (IDF-weighted overlap), with a
-prior for better-ranked passages. The best unit leads; its neighbours that belong with it
-(the list an "as follows:" sentence introduces, the next sentence of the paragraph) and
-the best units of the passages that are relevant enough become the key points, in
-document order.
+Every passage is cut into units (sentences, list items, table rows, code blocks) and each
+unit is scored against the question (`docent.models.scoring`: meaning, words, page rank,
+and whether it is the kind of statement the question asks for). The answer leads with the
+best statement that is not about the docs themselves and does not announce something
+("...as follows:") it cannot show; then the list it announces, an example (the code a
+chosen statement introduces, or for a how-to question the best on-topic code block), and
+as key points the statements of the relevant passages that belong with it, in document
+order. Every statement keeps its `[n]`.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 
 from docent.exit_reasons import REFUSAL
+from docent.models.intent import Intent, intent_of
+from docent.models.scoring import Candidate, candidates, is_continuation, score
 from docent.models.text import Reference, terms
-from docent.models.unit_vectors import AnswerVectors, unit_key
-from docent.models.units import Unit, split_units
+from docent.models.unit_vectors import AnswerVectors
 
-_MAX_UNIT_CHARS = 600
 _MAX_CODE_LINES = 30
+# A first sentence that leans on the one before it weighs this much less as the lead.
+_CONTINUED = 0.06
 _MAX_POINTS = 10
-# Score = cosine(question, unit) + _W_LEX * lexical (0..1) + a prior by passage rank.
-# Without vectors the lexical score alone (weight 1) decides. Measured on the
-# development sets of both eval corpora (bench/results); see the notes in CONTRACT.md.
-_W_LEX = 0.35
-_RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 # Key points come from passages whose best unit scores >= _PASSAGE_SHARE of the lead's,
 # units scoring >= _POINT_SHARE of it (_TOP_SHARE in the lead's own passage).
 _PASSAGE_SHARE = 0.8
@@ -37,23 +31,12 @@ _POINT_SHARE = 0.6
 _TOP_SHARE = 0.4
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
-# A code block nobody introduces is shown only when it scores this share of the lead's.
+# A code block nobody introduces is shown only when it scores this share of the lead's
+# (_HOWTO_CODE_SHARE when the question asks how to do something)...
 _CODE_SHARE = 0.8
+_HOWTO_CODE_SHARE = 0.65
 # ... or when its words match the question about as well as any unit's (lexical 0..1).
 _CODE_LEX = 0.9
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A unit of one passage with its scores."""
-
-    ref: Reference
-    pos: int
-    unit: Unit
-    terms: frozenset[str]
-    page: int = 0
-    lex: float = 0.0
-    score: float = 0.0
 
 
 def compose_answer(
@@ -68,17 +51,28 @@ def compose_parts(
 ) -> Iterator[str]:
     """`compose_answer` in pieces, as they are decided: the heading and lead statement
     first (a stream can send them at once), then the rest."""
-    cands = _candidates(refs)
+    cands = candidates(refs)
     wanted = set(terms(question))
     if not any(c.terms & wanted for c in cands if not c.unit.is_code):
         yield REFUSAL
         return
-    cands = _score(question, wanted, cands, refs, vectors)
-    lead = max((c for c in cands if not c.unit.is_code), key=lambda c: c.score)
-    yield f"## {lead.ref.topic}\n\n{_with_tail(lead, cands, [lead])} [{lead.ref.n}]"
-    points = _key_points(lead, cands)
-    code = _example(cands, lead, points)
+    intent = intent_of(question)
+    cands = score(question, intent, cands, refs, vectors)
+    lead = max(
+        (c for c in cands if not c.unit.is_code),
+        key=lambda c: (
+            not c.filler and not _dangling(c, cands),
+            c.score - _CONTINUED * is_continuation(c.unit.text),
+        ),
+    )
+    used = {id(lead)}
+    tail = _tail(lead, cands)
+    if tail is not None:
+        used.add(id(tail))
+    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail)} [{lead.ref.n}]"
 
+    points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
+    code = _example(cands, lead, points, intent)
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -91,9 +85,13 @@ def compose_parts(
         parts += ["", f"Example [{code.ref.n}]:", "", code.unit.text]
     if points:
         parts += ["", "### Key Points", ""]
+        taken = {id(c) for c in picked}
         for c in points:
             nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
-            parts.append(f"{nest}- {_with_tail(c, cands, picked)} [{c.ref.n}]")
+            more = _tail(c, cands)
+            more = None if more is None or id(more) in taken else more
+            text = _joined(c, more) if _complete(c, cands, code) else _closed(c.unit.text)
+            parts.append(f"{nest}- {text} [{c.ref.n}]")
     if parts:
         yield "\n" + "\n".join(parts)
 
@@ -132,90 +130,50 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
     return sorted(points[:_MAX_POINTS], key=lambda c: (c.page, c.ref.n, c.pos))
 
 
-def _with_tail(c: Candidate, cands: list[Candidate], picked: list[Candidate]) -> str:
-    """The unit's text, and the next sentence of its paragraph when that one is short.
-
-    Docs often put the fact in a short follow-up ("To do it, set `x=True`.").
-    """
+def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
+    """The next sentence of the unit's paragraph when it is short: docs often put the fact
+    in a short follow-up ("To do it, set `x=True`.")."""
     if c.unit.kind != "prose":
-        return c.unit.text
+        return None
     nxt = next((d for d in cands if d.ref.n == c.ref.n and d.pos == c.pos + 1), None)
     if (
         nxt is None
-        or nxt in picked
         or nxt.unit.kind != "prose"
         or nxt.unit.block != c.unit.block
         or len(nxt.unit.text) > _TAIL_CHARS
     ):
-        return c.unit.text
-    return f"{c.unit.text} {nxt.unit.text}"
+        return None
+    return nxt
 
 
-def _candidates(refs: Sequence[Reference]) -> list[Candidate]:
-    # A passage's page is the number of the first passage from its file: more passages of
-    # one page (retrieval can add them) rank, and count as relevant, with that page.
-    page: dict[str, int] = {}
-    for ref in sorted(refs, key=lambda r: r.n):
-        page.setdefault(_source(ref), ref.n)
-    return [
-        Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[_source(ref)])
-        for ref in refs
-        for pos, unit in enumerate(_units(ref.body))
-        if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
-    ]
+def _joined(c: Candidate, tail: Candidate | None) -> str:
+    return c.unit.text if tail is None else f"{c.unit.text} {tail.unit.text}"
 
 
-@lru_cache(maxsize=2048)
-def _units(body: str) -> tuple[Unit, ...]:
-    """`split_units`, remembered: the same passages come back for related questions."""
-    return tuple(split_units(body))
+def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """What a unit ending in ":" announces: the code block or list right after it."""
+    if not c.unit.text.rstrip().endswith(":"):
+        return []
+    return _neighbours(c, cands)
 
 
-def _source(ref: Reference) -> str:
-    """The file a passage came from: its heading reads `Title > Section (file)`."""
-    where, _, file = ref.heading.rpartition(" (")
-    return file.removesuffix(")") if where and file.endswith(")") else ref.heading
+def _complete(c: Candidate, cands: list[Candidate], code: Candidate | None) -> bool:
+    """Whether the answer shows what the unit announces: its list (listed with it) or its
+    code (only when that is the example); a unit announcing nothing always is."""
+    announced = _announced(c, cands)
+    if not announced:
+        return not c.unit.text.rstrip().endswith(":")
+    return not announced[0].unit.is_code or announced[0] is code
 
 
-def _score(
-    question: str, wanted: set[str], cands: list[Candidate], refs: Sequence[Reference],
-    vectors: AnswerVectors | None,
-) -> list[Candidate]:
-    df = Counter(t for c in cands for t in c.terms & wanted)
-    idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
-    lex = [
-        sum(idf[t] for t in c.terms & wanted) / (1 + 0.15 * math.log(1 + len(c.terms)))
-        for c in cands
-    ]
-    top = max(lex) or 1.0
-    sem = [0.0] * len(cands)
-    if vectors is not None:
-        q = vectors.question(question)
-        tables = vectors.units([(r.chunk_id, _where(r), r.body) for r in refs])
-        by_n = {r.n: table for r, table in zip(refs, tables, strict=True)}
-        for i, c in enumerate(cands):
-            row = by_n.get(c.ref.n, {}).get(unit_key(c.unit.text))
-            if row is not None:
-                sem[i] = float(row @ q)
-            elif c.unit.is_code and i:
-                # Code is scored by its words and by the sentence that introduces it.
-                sem[i] = sem[i - 1]
-    w_lex = _W_LEX if vectors is not None else 1.0
-    out = []
-    for c, lx, sm in zip(cands, lex, sem, strict=True):
-        prior = _prior(c)
-        score = sm + w_lex * lx / top + prior
-        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, score))
-    return out
+def _closed(text: str) -> str:
+    """A statement whose announced code is not shown, ending as a sentence, not a colon."""
+    return text.rstrip().removesuffix(":").rstrip() + "."
 
 
-def _where(ref: Reference) -> str:
-    """The passage's title and section, as ingestion put them before its text."""
-    return ref.heading.rsplit(" (", 1)[0]
-
-
-def _prior(c: Candidate) -> float:
-    return _RANK_PRIOR[c.page - 1] if 0 < c.page <= len(_RANK_PRIOR) else 0.0
+def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
+    """A unit announcing something ("...as follows:") that its passage does not hold."""
+    return c.unit.text.rstrip().endswith(":") and not _announced(c, cands)
 
 
 def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -244,9 +202,12 @@ def _distinct(a: Candidate, b: Candidate) -> bool:
     return len(a.terms & b.terms) / max(1, len(a.terms | b.terms)) < 0.7
 
 
-def _example(cands: list[Candidate], lead: Candidate, points: list[Candidate]) -> Candidate | None:
+def _example(
+    cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent
+) -> Candidate | None:
     """One short code block: the one right after the lead or a key point (or its tail
-    sentence), else the best on-topic one of a quoted passage."""
+    sentence), else the best on-topic one of a quoted passage (on-topic enough: a how-to
+    question asks for one more readily)."""
     short = [c for c in cands if c.unit.is_code and c.unit.text.count("\n") <= _MAX_CODE_LINES]
     at = {(c.ref.n, c.pos): c for c in cands}
     for intro in sorted([lead, *points], key=lambda c: -c.score):
@@ -255,10 +216,13 @@ def _example(cands: list[Candidate], lead: Candidate, points: list[Candidate]) -
             nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
         if nxt in short:
             return nxt
+    if intent.kind in ("outcome", "concept"):
+        return None  # what happens, what something is: code nobody chosen introduces is noise
     quoted = {lead.page, *(p.page for p in points)}
+    share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
     code = [
         c
         for c in short
-        if c.page in quoted and (c.score >= _CODE_SHARE * lead.score or c.lex >= _CODE_LEX)
+        if c.page in quoted and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
     ]
     return max(code, key=lambda c: c.score, default=None)

@@ -1,0 +1,216 @@
+"""Scoring a passage's answer units against a question.
+
+Score = cosine(question, unit) + _W_LEX * word overlap (IDF-weighted, 0..1) + a prior for
+better-ranked pages, then two readings of what the unit says:
+
+- **filler**: a sentence about the documentation rather than the product ("This page
+  shows...", "In this tutorial you will...", "See the X page") answers nothing; it never
+  leads and weighs less as a key point;
+- **fit**: a statement with the kind of content the question asks for (`intent`) gains a
+  little: a number for "how many", a name or identifier for "which setting", an
+  instruction or a command for "how do I", an outcome ("returns", "is refused") for "what
+  happens".
+
+Without vectors the words alone (weight 1) decide. Weights measured on the development and
+fresh question sets (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from docent.models.intent import Intent
+from docent.models.text import Reference, terms
+from docent.models.unit_vectors import AnswerVectors, unit_key
+from docent.models.units import Unit, split_units
+
+_MAX_UNIT_CHARS = 600
+_W_LEX = 0.35
+_RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
+# A statement whose content is the kind the question asks for (for a how-to question: an
+# instruction with code, the form docs give their answers in, so it weighs more).
+_FIT = 0.06
+_FIT_HOWTO = 0.15
+_FILLER = 0.12  # a sentence about the docs themselves
+
+_FILLER_RE = re.compile(
+    r"^(?:in|on|throughout)\s+this\s+(?:page|guide|section|tutorial|article|chapter|document"
+    r"|example|post|walkthrough)\b"
+    r"|^this\s+(?:page|guide|section|tutorial|article|chapter|document|walkthrough)\s+"
+    r"(?:shows|explains|describes|covers|lists|walks|will|is\s+about|contains|gives|helps"
+    r"|introduces|outlines|provides|demonstrates)\b"
+    r"|^(?:here|below|above|next|now|then),?\s+(?:we|you|i)(?:'ll|\s+will|\s+can|\s+are\s+going\s+to)?"
+    r"\s+(?:see|learn|look|find|show|walk|cover|explore|go|discuss|describe|explain)\b"
+    r"|^(?:we|you|i)(?:'ll|\s+will|\s+are\s+going\s+to)\s+(?:learn|see|explore|cover|walk|look"
+    r"|show|discuss|describe|explain)\b"
+    r"|\blet'?s\b|^let\s+us\b"
+    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\b|\bi'll\s+(?:show|tell|explain)\b"
+    r"|\b(?:in|on)\s+the\s+(?:next|previous|following|last)\s+(?:chapters?|sections?|pages?|parts?)\b"
+    r"|\blater\s+in\s+(?:this|the)\s+(?:chapter|section|page|tutorial|guide|docs)\b"
+    r"|^(?:read|see|check|refer\s+to|visit|head\s+(?:over\s+)?to|follow|consult)\s+(?:the|our"
+    r"|more|also|this|these|\[)"
+    r"|^for\s+(?:more|further|additional|full)\s+(?:details|information|info|examples)\b"
+    r"|^(?:the\s+)?\[[^\]]+\]\([^)]*\)\s+(?:page|guide|section|tutorial|chapter)?\s*"
+    r"(?:describes|explains|covers|lists|shows|has|walks)\b"
+    r"|^the\s+\w+(?:\s+\w+)?\s+(?:page|guide|section|tutorial)\s+(?:describes|explains"
+    r"|covers|lists|shows|walks)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s*%|\s*(?:ms|s|kb|mb|gb|tb|x))?(?![\w])", re.I)
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+    r"|[\w.]+\(\))"
+)
+_VERBS = (
+    r"set|use|run|add|call|install|create|pass|import|declare|define|put|write|open|click"
+    r"|select|enable|disable|configure|start|make|change|replace|return|include|mount|send"
+    r"|deploy|register|type|visit|connect|choose|specify|copy|edit|remove|turn|override"
+    r"|generate|inherit|wrap|raise|yield|await|decorate|annotate|read|get"
+)
+_INSTRUCTION = re.compile(
+    rf"^(?:to\s+\w+[^,.]*,\s*|first,?\s+|then,?\s+)?(?:{_VERBS})\b|,\s*(?:{_VERBS})\s+(?:your|the|a|an|it|this)\b"
+    rf"|\b(?:you|we)\s+(?:can|could|should|need\s+to|have\s+to|must|would)\s+"
+    rf"(?:also\s+|now\s+|then\s+|just\s+)?(?:{_VERBS})\b",
+    re.I,
+)
+_IMPERATIVE = re.compile(rf"^(?:to\s+\w+[^,.]*,\s*)?(?:{_VERBS})\s", re.I)
+# A sentence that leans on the one before it ("And then...", "This will...") makes a poor
+# first sentence: it reads as the middle of a paragraph.
+_CONTINUATION = re.compile(
+    r"^(?:and|but|so|then|now|also|nevertheless|however|next|or|because|thus|therefore"
+    r"|this|that|these|those|it|they|there|here|otherwise|instead|again|still|plus)\b",
+    re.I,
+)
+_OUTCOME = re.compile(
+    r"\b(?:returns?|is\s+(?:refused|rejected|returned|sent|raised|shown|dropped|closed|"
+    r"retried|removed|kept|lost|stopped|ignored)|are\s+(?:refused|rejected|returned|sent|"
+    r"dropped|kept|lost|ignored)|fails?|ends?|raises?|responds?|answers?|gets?|receives?|"
+    r"stops?|becomes?|results?\s+in|goes?\s+to|burn(?:s|ed|t)?)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of one passage with its scores."""
+
+    ref: Reference
+    pos: int
+    unit: Unit
+    terms: frozenset[str]
+    page: int = 0
+    lex: float = 0.0
+    score: float = 0.0
+    filler: bool = False
+
+
+def candidates(refs: Sequence[Reference]) -> list[Candidate]:
+    """Every unit of every passage, in passage and document order.
+
+    A passage's page is the number of the first passage from its file: more passages of
+    one page (retrieval can add them) rank, and count as relevant, with that page.
+    """
+    page: dict[str, int] = {}
+    for ref in sorted(refs, key=lambda r: r.n):
+        page.setdefault(source_of(ref), ref.n)
+    return [
+        Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[source_of(ref)])
+        for ref in refs
+        for pos, unit in enumerate(_units(ref.body))
+        if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
+    ]
+
+
+@lru_cache(maxsize=2048)
+def _units(body: str) -> tuple[Unit, ...]:
+    """`split_units`, remembered: the same passages come back for related questions."""
+    return tuple(split_units(body))
+
+
+def source_of(ref: Reference) -> str:
+    """The file a passage came from: its heading reads `Title > Section (file)`."""
+    where, _, file = ref.heading.rpartition(" (")
+    return file.removesuffix(")") if where and file.endswith(")") else ref.heading
+
+
+def is_continuation(text: str) -> bool:
+    """A sentence that only reads well after the one before it."""
+    return bool(_CONTINUATION.match(text.lstrip("*_ ")))
+
+
+def is_filler(text: str) -> bool:
+    """A sentence about the documentation itself, not about what it documents."""
+    return bool(_FILLER_RE.search(text.lstrip("*_ ")))
+
+
+def fits(intent: Intent, unit: Unit) -> int:
+    """+1 when the unit holds the kind of content the question asks for; -1 when it is an
+    instruction and the question asks what happens or what something is (a how-to answer
+    to another question); else 0."""
+    text = unit.text
+    if intent.kind in ("outcome", "concept") and _IMPERATIVE.match(text):
+        return -1
+    return int(_holds(intent, unit, text))
+
+
+def _holds(intent: Intent, unit: Unit, text: str) -> bool:
+    if intent.kind == "value":
+        return bool(_NUMBER.search(text))
+    if intent.kind == "name":
+        return bool(_INLINE_CODE.search(text) or _IDENTIFIER.search(text))
+    if intent.kind == "howto":
+        return unit.is_code or bool(_INSTRUCTION.search(text) and _INLINE_CODE.search(text))
+    if intent.kind == "outcome":
+        return bool(_OUTCOME.search(text))
+    return False
+
+
+def score(
+    question: str, intent: Intent, cands: list[Candidate], refs: Sequence[Reference],
+    vectors: AnswerVectors | None,
+) -> list[Candidate]:
+    """The candidates with their scores (see the module docstring)."""
+    wanted = set(terms(question))
+    df = Counter(t for c in cands for t in c.terms & wanted)
+    idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
+    lex = [
+        sum(idf[t] for t in c.terms & wanted) / (1 + 0.15 * math.log(1 + len(c.terms)))
+        for c in cands
+    ]
+    top = max(lex, default=0.0) or 1.0
+    sem = [0.0] * len(cands)
+    if vectors is not None:
+        q = vectors.question(question)
+        tables = vectors.units([(r.chunk_id, _where(r), r.body) for r in refs])
+        by_n = {r.n: table for r, table in zip(refs, tables, strict=True)}
+        for i, c in enumerate(cands):
+            row = by_n.get(c.ref.n, {}).get(unit_key(c.unit.text))
+            if row is not None:
+                sem[i] = float(row @ q)
+            elif c.unit.is_code and i:
+                # Code is scored by its words and by the sentence that introduces it.
+                sem[i] = sem[i - 1]
+    w_lex = _W_LEX if vectors is not None else 1.0
+    out = []
+    for c, lx, sm in zip(cands, lex, sem, strict=True):
+        filler = not c.unit.is_code and is_filler(c.unit.text)
+        value = sm + w_lex * lx / top + _prior(c)
+        fit = _FIT_HOWTO if intent.kind == "howto" else _FIT
+        value += fit * fits(intent, c.unit) - _FILLER * filler
+        out.append(replace(c, lex=lx / top, score=value, filler=filler))
+    return out
+
+
+def _where(ref: Reference) -> str:
+    """The passage's title and section, as ingestion put them before its text."""
+    return ref.heading.rsplit(" (", 1)[0]
+
+
+def _prior(c: Candidate) -> float:
+    return _RANK_PRIOR[c.page - 1] if 0 < c.page <= len(_RANK_PRIOR) else 0.0

@@ -1,0 +1,128 @@
+"""Answers lead with the answer (issue 11): the first statement is what the question asks for.
+
+No filler about the docs themselves, no sentence that leans on one before it, nothing that
+announces a list or code and then does not show it; the kind of statement the question asks
+for (a name, a value, an instruction, an outcome) wins among close candidates.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from docent.evaluation.metrics import lead_statement
+from docent.models.compose import compose_answer
+from docent.models.intent import intent_of
+from docent.models.scoring import is_filler
+from docent.models.text import parse_references
+from tests.models.test_extractive import fake_vectors
+
+SETTINGS_PAGE = """[1] Configuration (configuration.md)
+This page lists every setting with its environment variable, its default and its meaning.
+
+Docent reads every setting from environment variables.
+
+[2] Configuration > Model settings (configuration.md)
+`DOCENT_GEMINI_MODEL` names the Gemini model to call; the default is `gemini-2.5-flash`.
+
+The Gemini model answers with citations."""
+
+RATE_LIMITS = """[1] Configuration > Rate limits (configuration.md)
+Set `DOCENT_RATE_LIMIT_ENABLED=false` to turn off every rate limit.
+
+A request over a rate limit is refused with HTTP 429 and a `Retry-After` header."""
+
+
+def test_a_sentence_about_the_page_itself_never_leads():
+    answer = compose_answer("Which environment variable sets the Gemini model?",
+                            parse_references(SETTINGS_PAGE), fake_vectors(["setting", "gemini"]))
+    assert lead_statement(answer).startswith("`DOCENT_GEMINI_MODEL` names the Gemini model")
+    assert "This page lists" not in answer  # filler is no key point either
+
+
+def test_what_happens_leads_with_the_outcome_not_an_instruction():
+    # Both statements share the question's words; the question asks what happens.
+    answer = compose_answer("What happens when the rate limit is hit?",
+                            parse_references(RATE_LIMITS), fake_vectors(["limit"]))
+    assert lead_statement(answer).startswith("A request over a rate limit is refused with HTTP 429")
+
+
+def test_how_to_leads_with_the_instruction_that_has_the_code():
+    # Same meaning, same words of the question: the instruction with code is the answer.
+    text = """[1] Background tasks (tasks.md)
+Send an email in the background after the response, so the client never waits for it.
+
+[2] Background tasks > Add the task (tasks.md)
+To send an email after the response, pass your function to `background_tasks.add_task()`."""
+    answer = compose_answer("How can I send an email after the response went out?",
+                            parse_references(text), fake_vectors(["email"]))
+    assert "`background_tasks.add_task()`" in lead_statement(answer)
+
+
+def test_a_lead_does_not_announce_what_the_answer_cannot_show():
+    # The announcing sentence matches the question best, but its list is not retrieved.
+    text = """[1] Limits (limits.md)
+The limits on model calls per run are as follows:
+
+[2] Limits > Turns (limits.md)
+The turn limit caps model calls at six."""
+    answer = compose_answer("What are the limits on model calls per run?",
+                            parse_references(text), fake_vectors(["limit"]))
+    assert lead_statement(answer).startswith("The turn limit caps model calls")
+
+
+def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():
+    # The lead's code is the example; the key point's code is not shown.
+    text = """[1] Models (models.md)
+Declare query parameter models with a Pydantic class:
+
+```python
+class FilterParams(BaseModel):
+    limit: int = 100
+```
+
+You can forbid extra query parameters in query parameter models with the configuration:
+
+```python
+model_config = {"extra": "forbid"}
+```"""
+    answer = compose_answer("How do I declare query parameter models?",
+                            parse_references(text), fake_vectors(["model"]))
+    assert "class FilterParams" in answer and "forbid" not in answer.split("Key Points")[0]
+    assert "- You can forbid extra query parameters in query parameter models with the " \
+           "configuration. [1]" in answer
+
+
+@pytest.mark.parametrize("text", [
+    "This page lists every setting with its default.",
+    "In this tutorial you will build a small app.",
+    "Now, let's see the module at `app/main.py`.",
+    "You will learn how to use them in the next chapter.",
+    "See the [Configuration](configuration.md) page for the rest.",
+    "For more details, read the reference.",
+])
+def test_sentences_about_the_docs_are_filler(text):
+    assert is_filler(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Set `DOCENT_MAX_TURNS` to change the turn limit.",
+    "The page cache keeps 100 entries.",
+    "Docent lists every source it cites.",
+])
+def test_statements_about_the_product_are_not_filler(text):
+    assert not is_filler(text)
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("How do I change the tool-call limit?", "howto"),
+    ("What's the recommended way to load configuration?", "howto"),
+    ("How many SOMI tokens will ever exist?", "value"),
+    ("What is the default port?", "value"),
+    ("Which environment variable sets the Gemini model?", "name"),
+    ("What media type does FastAPI use for JSON Lines?", "name"),
+    ("What happens when the rate limit is hit?", "outcome"),
+    ("Why does Somnia rely on BLS signatures?", "concept"),
+    ("Is there a tool that upgrades Pydantic code?", "yesno"),
+])
+def test_the_kind_of_answer_is_read_from_the_question(question, kind):
+    assert intent_of(question).kind == kind
