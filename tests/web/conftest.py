@@ -11,9 +11,7 @@ import asyncio
 import json
 import re
 import shutil
-import socket
 import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ from docent.api.app import create_app
 from docent.config import Settings, load_settings
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, tool_call_generation
+from tests.live import LiveServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_MESSAGE = (
@@ -109,38 +108,6 @@ def _app(settings: Settings, runtime: Runtime | None = None) -> FastAPI:
     else:
         app = create_app(settings, lambda _s: runtime)
     return app
-
-
-@dataclass
-class LiveServer:
-    """uvicorn serving an app from a background thread on a free 127.0.0.1 port."""
-
-    app: FastAPI
-
-    def __enter__(self) -> LiveServer:
-        import uvicorn
-
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
-        self.sock = sock
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
-        )
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the docent test server did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
 
 
 class PacedChatModel(ScriptedChatModel):
@@ -233,6 +200,7 @@ def fake_server(tmp_path_factory: pytest.TempPathFactory, playwright_browser: An
         _env_file=None, data_dir=tmp_path_factory.mktemp("fake-data"), llm_retries=0,
         rate_limit_enabled=False, llm_cache_size=0, retrieval_cache_size=0,
         retry_max_wait_seconds=0,
+        llm_breaker_cooldown_seconds=0,  # each test scripts its own failures: none carries over
     )
     model = PacedChatModel()
     retriever = FakeRetriever(chunks=list(GUIDE))

@@ -1,0 +1,67 @@
+"""A real uvicorn server for an app, on a free 127.0.0.1 port, in a background thread."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI
+
+
+@dataclass
+class LiveServer:
+    """uvicorn serving an app from a background thread on a free 127.0.0.1 port."""
+
+    app: FastAPI
+
+    def __enter__(self) -> LiveServer:
+        import uvicorn
+
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.sock = sock
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the docent test server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+
+
+def free_port() -> int:
+    """A port nothing listens on at 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_up(url: str, proc: subprocess.Popen[bytes], what: str, seconds: float = 180) -> None:
+    """Poll `url` until it answers 200; RuntimeError when `proc` dies or time runs out."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start")
+        time.sleep(0.5)
