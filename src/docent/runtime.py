@@ -32,18 +32,20 @@ class Runtime:
     model_id: str
 
 
-def build_runtime(settings: Settings) -> Runtime:
+def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
     """Open the store, load the embedder lazily, build the model and compile the graph.
 
     The embedded store opens here; a Chroma server (`chroma_url`) is reached on first use
     instead, so the API starts while the server is down and recovers when it comes up.
+    `lazy_store` opens the embedded store on first use too (in the thread the search runs
+    in), for hosts that build the graph where blocking I/O is not allowed.
     """
     from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.retriever import build_retriever
 
     embedder = MiniLMEmbedder()  # one model, shared by the retriever and the extractive answerer
     retriever: Retriever = (
-        build_retriever(settings, embedder) if settings.chroma_url is None
+        build_retriever(settings, embedder) if settings.chroma_url is None and not lazy_store
         else ServerRetriever(settings, embedder)
     )
     chain = build_chat_models(settings, embed=embedder.embed)
@@ -52,7 +54,8 @@ def build_runtime(settings: Settings) -> Runtime:
 
 
 class ServerRetriever:
-    """The hybrid retriever over a Chroma server, opened by the first call that reaches it.
+    """The hybrid retriever over a Chroma server (or a lazily opened embedded store), opened
+    by the first call that reaches it.
 
     Until then every call tries again and raises what the server's client raised: a search
     fails as RETRIEVAL_FAILED and `/ready` reports the store unreachable.
