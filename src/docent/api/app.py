@@ -12,10 +12,12 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from docent.api.errors import error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared
+from docent.api.openapi import install_openapi
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat
 from docent.config import Settings
@@ -79,11 +81,14 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         app.state.chunks_seen = 0
         yield
 
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the assets the
+    # fastapi-offline package ships, not from a CDN, so they work offline.
+    app = FastAPIOffline(
         title="docent",
         summary="Answers questions from your documentation, with citations.",
         lifespan=lifespan,
     )
+    install_openapi(app, settings, SSE_EXAMPLE)
     install_error_handlers(app)
     if settings.cors_origins:
         app.add_middleware(
