@@ -66,6 +66,7 @@ def _build(provider: Provider, settings: Settings, embed: Embed | None = None) -
             api_key=key,
             timeout=settings.llm_timeout_seconds,
             **_output_cap(str(settings.openai_base_url), settings.llm_max_output_tokens),
+            **_no_chunk_timeout(ChatOpenAI),
             temperature=0,
             max_retries=0,
         )
@@ -83,3 +84,11 @@ def _output_cap(base_url: str, tokens: int) -> dict[str, Any]:
     if urlsplit(base_url).hostname == "api.openai.com":
         return {"max_tokens": tokens}
     return {"extra_body": {"max_tokens": tokens}}
+
+
+def _no_chunk_timeout(chat_model: type[BaseChatModel]) -> dict[str, Any]:
+    """Turn off langchain-openai's per-chunk timeout where it has one: the agent's deadline
+    bounds the whole call, and the chunk timeout's `asyncio.wait_for` can swallow the
+    deadline's cancellation on Python 3.11, leaving a runaway stream running."""
+    known = "stream_chunk_timeout" in chat_model.model_fields
+    return {"stream_chunk_timeout": None} if known else {}
