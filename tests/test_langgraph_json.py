@@ -52,6 +52,8 @@ async def test_a_thread_carries_the_conversation_but_not_the_last_runs_outcome(m
     assert first["response"] == "The default is 3 [1]." and first["exit_reason"] == "COMPLETED"
     assert second["response"] == "It is 6 [1]." and second["exit_reason"] == "COMPLETED"
     assert second["turns"] == 1 and second["tool_calls"] == 1  # counters restarted
+    # A plain str, not an ExitReason: a checkpoint holds no type its reader must know.
+    assert type(first["exit_reason"]) is str and type(second["exit_reason"]) is str
     assert [c["chunk_id"] for c in second["cited"]] == ["chunk0002"]  # numbering restarted
     # The thread is the conversation: both questions and answers, and this run's search
     # (the first run's search call and passages are gone).

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from docent.exit_reasons import CANNED, REFUSAL, ExitReason
 from docent.prompts import TOOL_LIMIT_MESSAGE
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
-from tests.http import client_for
+from tests.http import client_for, post_chat
 
 
 def both(chat, terminal):
@@ -19,6 +19,18 @@ def both(chat, terminal):
     for key in ("response", "exit_reason", "retryable", "sources"):
         assert chat[key] == terminal[key], key
     return chat
+
+
+def test_the_extractive_model_answers_from_the_first_search_without_searching_again(settings):
+    from docent.agent.graph import build_graph
+    from docent.models.extractive import ExtractiveChatModel
+
+    retriever = FakeRetriever(chunks=list(GUIDE))
+    graph = build_graph(ExtractiveChatModel(), retriever, settings)
+    chat = post_chat(graph, settings, {"message": "How do I change the tool-call limit?"})
+    assert chat["exit_reason"] == "COMPLETED" and "DOCENT_MAX_TOOL_CALLS" in chat["response"]
+    assert chat["metadata"]["turns"] == 1 and chat["metadata"]["tool_calls"] == 1
+    assert retriever.queries == ["How do I change the tool-call limit?"]
 
 
 def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
