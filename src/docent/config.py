@@ -140,10 +140,41 @@ class Settings(BaseSettings):
         None, description="Any OpenAI-compatible endpoint (Groq, Ollama, vLLM, llama.cpp)."
     )
     openai_model: str = Field("gpt-4o-mini", min_length=1)
+    openai_tools: bool = Field(
+        True,
+        description="The OpenAI-compatible model supports tool calling; false offers it no "
+        "tools and shows it the passages as text (for servers whose chat template drops "
+        "tool messages, as many small local models' do).",
+    )
     openai_api_key: SecretStr | None = Field(
         None, validation_alias=AliasChoices("OPENAI_API_KEY", "DOCENT_OPENAI_API_KEY")
     )
-    llm_timeout_seconds: float = Field(60.0, gt=0, le=600)
+    llm_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=600,
+        description="Deadline of one model call, streaming included; past it the call is "
+        "abandoned and the next provider answers (a timeout is never retried).",
+    )
+    llm_max_output_tokens: int = Field(
+        1024, ge=16, le=65536, description="Cap on the tokens one model reply may generate."
+    )
+    llm_breaker_failures: int = Field(
+        1,
+        ge=1,
+        le=100,
+        description="Failed calls in a row (each after its retries) that open a provider's "
+        "circuit: it is skipped until the cool-down ends.",
+    )
+    llm_breaker_cooldown_seconds: float = Field(
+        60.0, ge=0, le=3600, description="How long an open circuit skips its provider; 0 = never."
+    )
+    first_search: Literal["search", "tool"] = Field(
+        "search",
+        description="How a run's first search happens: `search`, the graph searches the "
+        "question before the first model call; `tool`, the first model call is forced "
+        "(tool_choice) to call search_docs.",
+    )
 
     gap_log: Path | None = Field(
         None,

@@ -49,3 +49,9 @@ INVALID_TOOL_MESSAGE = (
     "Error: {problem}. The only tool is `search_docs` with one argument, "
     '`query` (a non-empty string). Call it correctly or answer from what you have.'
 )
+
+# How a search and its passages read for a model without tool support (its server's chat
+# template would drop the tool messages): folded into the user's turn as text.
+PASSAGES_AS_TEXT = """Documentation search for "{query}" returned:
+
+{passages}"""

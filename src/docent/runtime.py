@@ -30,12 +30,14 @@ class Runtime:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def build_runtime(settings: Settings) -> Runtime:
+def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
     """Open the store, load the embedder lazily, build the model and compile the graph.
 
     The embedded store opens here; a Chroma server (`chroma_url`) is reached on first use
     instead, so the API starts while the server is down and recovers when it comes up.
     Either way the store recovers without a restart (`retrieval/recovering.py`).
+    `lazy_store` opens the embedded store on first use too (in the thread the search runs
+    in), for hosts that build the graph where blocking I/O is not allowed.
     """
     from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.recovering import RecoveringRetriever
@@ -43,7 +45,7 @@ def build_runtime(settings: Settings) -> Runtime:
     # One model, shared by the retriever and the extractive answerer.
     embedder = MiniLMEmbedder(threads=settings.embed_threads)
     # Reopens its store after a failure, or when the data directory was replaced.
-    retriever = RecoveringRetriever(settings, embedder)
+    retriever = RecoveringRetriever(settings, embedder, lazy=lazy_store)
     # CPU work (searches, composing) runs in a bounded pool, off the event loop: past its
     # size requests queue instead of piling threads onto two cores, and /health never waits.
     pool = ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="docent-cpu")

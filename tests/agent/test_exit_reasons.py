@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from docent.exit_reasons import CANNED, REFUSAL, ExitReason
 from docent.prompts import TOOL_LIMIT_MESSAGE
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
-from tests.http import client_for
+from tests.http import client_for, post_chat
 
 
 def both(chat, terminal):
@@ -21,8 +21,20 @@ def both(chat, terminal):
     return chat
 
 
+def test_the_extractive_model_answers_from_the_first_search_without_searching_again(settings):
+    from docent.agent.graph import build_graph
+    from docent.models.extractive import ExtractiveChatModel
+
+    retriever = FakeRetriever(chunks=list(GUIDE))
+    graph = build_graph(ExtractiveChatModel(), retriever, settings)
+    chat = post_chat(graph, settings, {"message": "How do I change the tool-call limit?"})
+    assert chat["exit_reason"] == "COMPLETED" and "DOCENT_MAX_TOOL_CALLS" in chat["response"]
+    assert chat["metadata"]["turns"] == 1 and chat["metadata"]["tool_calls"] == 1
+    assert retriever.queries == ["How do I change the tool-call limit?"]
+
+
 def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
-    steps = [call("tool-call limit"), AIMessage("Set DOCENT_MAX_TOOL_CALLS [1].")]
+    steps = [AIMessage("Set DOCENT_MAX_TOOL_CALLS [1].")]
     chat, terminal, frames, model, _ = run_both(steps)
     out = both(chat, terminal)
     assert out["exit_reason"] == "COMPLETED"
@@ -30,8 +42,12 @@ def test_completed_answer_is_cited_and_sources_list_only_cited(run_both):
     assert [s["n"] for s in out["sources"]] == [1]
     assert out["sources"][0]["chunk_id"] == "chunk0001"
     assert out["retryable"] is False
-    assert out["metadata"]["turns"] == 2 and out["metadata"]["tool_calls"] == 1
-    assert len(model.calls) == 2 and model.calls[0]["tools"] is True
+    # The question was searched before the first model call: one search, one model call.
+    assert out["metadata"]["turns"] == 1 and out["metadata"]["tool_calls"] == 1
+    assert len(model.calls) == 1 and model.calls[0]["tools"] is True
+    first_prompt = model.calls[0]["messages"]
+    assert isinstance(first_prompt[-1], ToolMessage) and "[1] Guide > Limits" in first_prompt[-1].text
+    assert [f["event"] for f in frames][:2] == ["on_tool_start", "on_tool_end"]
 
 
 @pytest.mark.parametrize(
@@ -81,13 +97,14 @@ def test_max_turns_reached_stops_with_canned_message(run_both):
 
 
 def test_max_tool_calls_gets_one_last_call_without_tools(run_both):
-    steps = [call("tool-call limit"), call("turn limit"), AIMessage("Use the limit [1].")]
+    # The first search (the graph's, with the question) used the only allowed call.
+    steps = [call("turn limit"), AIMessage("Use the limit [1].")]
     chat, terminal, frames, model, _ = run_both(steps, max_tool_calls=1)
     out = both(chat, terminal)
     assert out["exit_reason"] == "MAX_TOOL_CALLS_REACHED"
     assert out["response"] == "Use the limit [1]."  # the last model answer is shown
     assert TOOL_LIMIT_MESSAGE not in out["response"]
-    assert [c["tools"] for c in model.calls] == [True, True, False]
+    assert [c["tools"] for c in model.calls] == [True, False]
     last_prompt = model.calls[-1]["messages"]
     assert isinstance(last_prompt[-1], ToolMessage) and last_prompt[-1].content == TOOL_LIMIT_MESSAGE
     assert out["metadata"]["tool_calls"] == 1
@@ -114,22 +131,21 @@ def test_the_default_budget_holds_one_question_with_every_search_it_may_make(run
     big = lambda: FakeRetriever(chunks=pages)  # noqa: E731
     body = {"message": "tool-call limit? " + "q" * 9_900, "selected_text": "s" * 10_000}
     chat, terminal, _, model, _ = run_both(
-        [call("tool-call limit"), call("limit one"), call("limit two"), AIMessage("Done [1].")],
+        [call("limit one"), call("limit two"), AIMessage("Done [1].")],
         body=body, retriever_factory=big)
     out = both(chat, terminal)
     assert out["exit_reason"] == "COMPLETED" and out["response"] == "Done [1]."
-    assert len(model.calls) == 4
+    assert len(model.calls) == 3 and out["metadata"]["tool_calls"] == 3
 
 
 def test_max_context_reached_when_tool_results_overflow(run_both):
     big = FakeRetriever(chunks=[GUIDE[0].__class__(**{**GUIDE[0].to_dict(),
                                                       "text": GUIDE[0].text + " pad" * 200})])
     chat, terminal, _, model, _ = run_both(
-        [call("tool-call limit"), AIMessage("never")], retriever_factory=lambda: big,
-        max_context_chars=600)
+        [AIMessage("never")], retriever_factory=lambda: big, max_context_chars=600)
     out = both(chat, terminal)
     assert out["exit_reason"] == "MAX_CONTEXT_REACHED"
-    assert len(model.calls) == 1  # never answers on a truncated history
+    assert len(model.calls) == 0  # never answers on a truncated history
 
 
 def test_rate_limited_after_retries(run_both):
@@ -142,7 +158,7 @@ def test_rate_limited_after_retries(run_both):
 
 
 def test_rate_limit_that_clears_within_retries_completes(run_both):
-    steps = [ModelRateLimitError("429"), call("tool-call limit"), AIMessage("Done [1].")]
+    steps = [ModelRateLimitError("429"), AIMessage("Done [1].")]
     chat, terminal, _, model, _ = run_both(steps, llm_retries=2)
     assert both(chat, terminal)["exit_reason"] == "COMPLETED"
     assert chat["metadata"]["tool_calls"] == 1
@@ -181,14 +197,28 @@ def test_two_empty_replies_end_with_canned_message(run_both):
     assert out["response"] == CANNED[ExitReason.LLM_GENERATION_FAILURE]
 
 
-def test_empty_retrieval_forces_the_refusal_whatever_the_model_says(run_both):
-    steps = [call("quantum entanglement"), AIMessage("Quantum things are great [1].")]
-    chat, terminal, frames, _, _ = run_both(steps)
+def test_an_empty_first_search_refuses_without_calling_the_model(run_both):
+    steps = [AIMessage("Quantum things are great [1].")]
+    chat, terminal, frames, model, _ = run_both(steps, body={"message": "Quantum entanglement?"})
     out = both(chat, terminal)
     assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
     assert out["response"] == REFUSAL and out["sources"] == []
-    tool_end = [f for f in frames if f["event"] == "on_tool_end"]
-    assert json.loads(tool_end[0]["data"])["output"]["results"] == 0
+    assert out["metadata"]["turns"] == 0 and out["metadata"]["tool_calls"] == 1
+    assert model.calls == []  # so no token that the refusal would overrule is streamed
+    assert [f["event"] for f in frames] == ["on_tool_start", "on_tool_end", "on_chain_end"]
+    assert json.loads(frames[1]["data"])["output"]["results"] == 0
+
+
+def test_empty_searches_the_model_asks_for_later_still_refuse_its_answer(run_both):
+    # A first search with passages, then the model searches for something absent and
+    # answers from nothing it was given: [1] is a real source, so the answer stands cited.
+    steps = [call("quantum entanglement"), AIMessage("Quantum things are great [1].")]
+    chat, terminal, frames, _, _ = run_both(steps)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "COMPLETED" and out["sources"][0]["n"] == 1
+    ends = [json.loads(f["data"])["output"]["results"] for f in frames
+            if f["event"] == "on_tool_end"]
+    assert ends == [2, 0]
 
 
 @pytest.mark.parametrize("reply", [
@@ -206,9 +236,12 @@ def test_the_models_own_refusal_after_a_search_cites_nothing(run_both, reply):
 
 
 def test_answer_without_any_search_is_refused(run_both):
-    chat, terminal, _, _, _ = run_both([AIMessage("From memory: it is 3 [1].")])
+    # Only `first_search=tool` leaves the first search to the model, which may skip it.
+    chat, terminal, _, model, _ = run_both([AIMessage("From memory: it is 3 [1].")],
+                                           first_search="tool")
     out = both(chat, terminal)
     assert out["exit_reason"] == "LLM_GENERATION_FAILURE" and out["response"] == REFUSAL
+    assert model.calls[0]["tools"] is True and len(model.calls) == 1
 
 
 def test_invalid_tool_call_twice_in_a_row_ends_the_run(run_both):
@@ -218,7 +251,7 @@ def test_invalid_tool_call_twice_in_a_row_ends_the_run(run_both):
     out = both(chat, terminal)
     assert out["exit_reason"] == "INVALID_TOOL_CALL"
     assert out["response"] == CANNED[ExitReason.INVALID_TOOL_CALL]
-    assert out["metadata"]["tool_calls"] == 2  # invalid calls count
+    assert out["metadata"]["tool_calls"] == 3  # the first search, then both invalid calls
     assert len(model.calls) == 2
     error = model.calls[1]["messages"][-1]
     assert isinstance(error, ToolMessage) and error.status == "error"
@@ -231,23 +264,24 @@ def test_one_invalid_call_then_a_valid_one_recovers(run_both):
     chat, terminal, _, _, _ = run_both(steps)
     out = both(chat, terminal)
     assert out["exit_reason"] == "COMPLETED"
-    assert out["metadata"]["tool_calls"] == 2
+    assert out["metadata"]["tool_calls"] == 3
 
 
 def test_retrieval_failure_after_retries_is_a_friendly_interruption(run_both):
     failing = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError("db")] * 4)  # noqa: E731
-    chat, terminal, _, model, _ = run_both([call("tool-call limit"), AIMessage("never")],
+    chat, terminal, _, model, _ = run_both([AIMessage("never")],
                                            retriever_factory=failing, tool_retries=3)
     out = both(chat, terminal)
     assert out["exit_reason"] == "LLM_GENERATION_FAILURE"
     assert out["metadata"]["error_code"] == "RETRIEVAL_FAILED"
     assert "temporary service interruption" in out["response"]
-    assert out["sources"] == [] and len(model.calls) == 1
+    assert out["sources"] == [] and len(model.calls) == 0  # the first search failed
 
 
 def test_a_rate_limit_after_the_tool_cap_keeps_the_reason_and_is_retryable(run_both):
     """CONTRACT.md §1: the first reason stays; `retryable` follows the text the user got."""
-    steps = [call("tool-call limit"), call("turn limit"), ModelRateLimitError("429")]
+    # The first search is the one tool call allowed; the model's own call hits the cap.
+    steps = [call("turn limit"), ModelRateLimitError("429")]
     chat, terminal, _, _, _ = run_both(steps, max_tool_calls=1, llm_retries=0)
     out = both(chat, terminal)
     assert out["exit_reason"] == "MAX_TOOL_CALLS_REACHED"
@@ -257,7 +291,7 @@ def test_a_rate_limit_after_the_tool_cap_keeps_the_reason_and_is_retryable(run_b
 
 def test_a_store_failure_says_try_again_and_is_retryable(run_both):
     failing = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError("db")] * 4)  # noqa: E731
-    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage("never")],
+    chat, terminal, _, _, _ = run_both([AIMessage("never")],
                                        retriever_factory=failing, tool_retries=1)
     out = both(chat, terminal)
     assert out["exit_reason"] == "LLM_GENERATION_FAILURE" and out["retryable"] is True

@@ -14,7 +14,7 @@ from tests.http import client_for, parse_sse
 
 def test_retrieval_retries_do_not_count_as_tool_calls(run_both):
     flaky = lambda: FakeRetriever(chunks=list(GUIDE), failures=[TimeoutError(), ConnectionError()])  # noqa: E731
-    chat, terminal, _, _, _ = run_both([call("tool-call limit"), AIMessage("Done [1].")],
+    chat, terminal, _, _, _ = run_both([AIMessage("Done [1].")],
                                        retriever_factory=flaky, tool_retries=3)
     assert chat["exit_reason"] == terminal["exit_reason"] == "COMPLETED"
     assert chat["metadata"]["tool_calls"] == 1
@@ -94,11 +94,13 @@ async def test_cached_says_whether_the_answer_came_from_the_cache(make_graph):
 async def test_errors_and_empty_replies_are_never_cached(make_graph):
     from langchain_core.exceptions import ModelAPIError
 
-    graph, model = make_graph(ModelAPIError("500"), call("tool-call limit"), AIMessage("A [1]."),
-                              call("tool-call limit"), AIMessage("A [1]."), llm_retries=0)
-    assert (await graph.ainvoke({"messages": [HumanMessage("q")]}))["exit_reason"] == "LLM_ERROR"
-    assert (await graph.ainvoke({"messages": [HumanMessage("q")]}))["exit_reason"] == "COMPLETED"
-    assert len(model.calls) == 3
+    # No cool-down: the failed model is asked again at once rather than skipped.
+    graph, model = make_graph(ModelAPIError("500"), AIMessage("A [1]."), AIMessage("A [1]."),
+                              llm_retries=0, llm_breaker_cooldown_seconds=0)
+    question = {"messages": [HumanMessage("How do I change the tool-call limit?")]}
+    assert (await graph.ainvoke(question))["exit_reason"] == "LLM_ERROR"
+    assert (await graph.ainvoke(question))["exit_reason"] == "COMPLETED"
+    assert len(model.calls) == 2
 
 
 def test_cached_answer_streams_no_tokens_only_the_final_state(make_graph, settings):
@@ -115,11 +117,48 @@ def test_cached_answer_streams_no_tokens_only_the_final_state(make_graph, settin
 
 
 async def test_cache_size_zero_disables_it(make_graph):
-    graph, model = make_graph(call("a"), AIMessage("no docs"), call("a"), AIMessage("no docs"),
-                              llm_cache_size=0)
-    await graph.ainvoke({"messages": [HumanMessage("q")]})
-    await graph.ainvoke({"messages": [HumanMessage("q")]})
-    assert len(model.calls) == 4
+    graph, model = make_graph(AIMessage("no docs"), AIMessage("no docs"), llm_cache_size=0)
+    question = {"messages": [HumanMessage("How do I change the tool-call limit?")]}
+    await graph.ainvoke(question)
+    await graph.ainvoke(question)
+    assert len(model.calls) == 2
+
+
+async def test_the_same_model_name_behind_another_server_is_not_served_from_the_cache(tmp_path):
+    """The reply cache is keyed by provider and endpoint, not only by the model's name."""
+    from docent.agent.graph import build_graph
+    from docent.agent.llm_cache import ReplyCache
+    from docent.config import load_settings
+    from docent.models.factory import build_chat_models
+    from tests.fake_openai import fake_openai
+
+    shared = ReplyCache(16, 3600)  # one process-wide cache, as a long-lived server keeps it
+    question = {"messages": [HumanMessage("How do I change the tool-call limit?")]}
+    answers = []
+    with fake_openai("cited") as first, fake_openai("uncited") as second:
+        for server in (first, second):
+            settings = load_settings(_env_file=None, data_dir=tmp_path, llm_provider="openai",
+                                     openai_base_url=server.url, openai_model="same-name")
+            graph = build_graph(build_chat_models(settings), FakeRetriever(chunks=list(GUIDE)),
+                                settings, cache=shared)
+            answers.append((await graph.ainvoke(question))["response"])
+        assert len(first.requests) == 1 and len(second.requests) == 1
+    assert answers[0].endswith("[1].") and not answers[1].endswith("[1].")
+
+
+def test_a_model_timeout_is_not_retried_on_the_same_provider_other_transients_are():
+    import httpx
+    from langchain_core.exceptions import ModelAPIError, ModelTimeoutError
+
+    from docent.agent.deadline import ModelDeadlineExceeded
+    from docent.agent.retry import is_retryable_model_error, is_transient
+
+    for timeout in (ModelTimeoutError("client timeout"), ModelDeadlineExceeded("deadline"),
+                    httpx.ReadTimeout("read"), TimeoutError()):
+        assert not is_retryable_model_error(timeout), timeout
+    assert is_transient(ModelTimeoutError("client timeout"))  # a search's timeout is retried
+    assert is_retryable_model_error(ModelAPIError("503"))
+    assert is_retryable_model_error(httpx.ConnectError("refused"))
 
 
 def _tool_frames(frames):
@@ -130,7 +169,7 @@ def _tool_frames(frames):
 def test_a_retried_search_is_one_tool_start_and_one_tool_end(run_both):
     """CONTRACT.md §3: retries are invisible, also in the stream."""
     flaky = lambda: FakeRetriever(chunks=list(GUIDE), failures=[TimeoutError(), ConnectionError()])  # noqa: E731
-    _, terminal, frames, _, _ = run_both([call("tool-call limit"), AIMessage("Done [1].")],
+    _, terminal, frames, _, _ = run_both([AIMessage("Done [1].")],
                                          retriever_factory=flaky, tool_retries=3)
     assert terminal["exit_reason"] == "COMPLETED"
     tools = _tool_frames(frames)
@@ -140,7 +179,7 @@ def test_a_retried_search_is_one_tool_start_and_one_tool_end(run_both):
 
 def test_a_failed_search_still_ends_with_its_tool_end(run_both):
     broken = lambda: FakeRetriever(chunks=list(GUIDE), failures=[ConnectionError()] * 5)  # noqa: E731
-    chat, terminal, frames, _, _ = run_both([call("tool-call limit"), AIMessage("never")],
+    chat, terminal, frames, _, _ = run_both([AIMessage("never")],
                                             retriever_factory=broken, tool_retries=2)
     assert chat["metadata"]["error_code"] == terminal["metadata"]["error_code"] == "RETRIEVAL_FAILED"
     tools = _tool_frames(frames)

@@ -167,7 +167,7 @@ def test_health_reports_chunks_and_model(client):
 
 
 def test_history_and_top_k_reach_the_agent(make_graph, settings, retriever):
-    graph, model = make_graph(call("limit"), AIMessage("A [1]."))
+    graph, model = make_graph(AIMessage("A [1]."))
     with client_for(graph, settings, retriever) as c:
         r = c.post("/chat", json={
             "message": "and the limit?", "top_k": 1,
@@ -175,7 +175,7 @@ def test_history_and_top_k_reach_the_agent(make_graph, settings, retriever):
                          {"role": "assistant", "content": "hello"}],
         })
     assert r.status_code == 200
-    sent = model.calls[0]["messages"]
-    assert [m.type for m in sent] == ["system", "human", "ai", "human"]
-    tool_msg = model.calls[1]["messages"][-1]
+    sent = model.calls[0]["messages"]  # the history, the question, then the first search
+    assert [m.type for m in sent] == ["system", "human", "ai", "human", "ai", "tool"]
+    tool_msg = sent[-1]
     assert tool_msg.content.count("\n[") == 0 and tool_msg.content.startswith("[1]")  # top_k=1

@@ -21,7 +21,7 @@ from docent.agent.graph import build_graph
 from docent.api.app import create_app
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever, PacedChatModel, ScriptedChatModel, call
-from tests.live_server import LiveServer
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.slow
 

@@ -177,9 +177,10 @@ def test_keep_alive_pings_are_exactly_the_ping_comment(settings):
         time.sleep(0.5)
         return AIMessage("Late [1].")
 
-    client, _, _ = build(settings, [call("tool-call limit"), slow], sse_ping_seconds=0.1)
+    client, _, _ = build(settings, [slow], sse_ping_seconds=0.1)
     with client:
-        raw = client.post("/chat/stream", json={"message": "q"}).content
+        raw = client.post("/chat/stream",
+                          json={"message": "How do I change the tool-call limit?"}).content
     comments = [line for line in raw.split(b"\r\n") if line.startswith(b":")]
     assert comments and set(comments) == {b": ping"}
     assert b"\r\n\r\n: ping\r\n\r\n" in raw  # a frame of its own

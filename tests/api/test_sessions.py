@@ -129,10 +129,10 @@ def test_a_turn_that_says_try_again_is_not_recorded(settings):
     whose exit reason stays MAX_TOOL_CALLS_REACHED) leaves no trace in the history."""
     from langchain_core.exceptions import ModelRateLimitError
 
-    steps = [call("tool-call limit", call_id="a"), AIMessage("First [1]."),
-             call("tool-call limit", call_id="b"), call("turn limit", call_id="c"),
-             ModelRateLimitError("429"), call("tool-call limit", call_id="d"),
-             AIMessage("Third [1].")]
+    # Each turn's first search is the graph's; with a cap of one, the second turn's own
+    # search hits the cap and its last call is rate-limited.
+    steps = [AIMessage("First [1]."), call("turn limit", call_id="c"),
+             ModelRateLimitError("429"), AIMessage("Third [1].")]
     client, model = client_with(settings, steps, llm_cache_size=0, llm_retries=0,
                                 max_tool_calls=1)
     with client:

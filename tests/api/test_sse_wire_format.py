@@ -13,11 +13,13 @@ from docent.runtime import Runtime
 from tests.fakes import call
 from tests.http import client_for, parse_sse
 
+QUESTION = {"message": "How do I change the tool-call limit?"}
+
 
 def test_frames_are_byte_exact_and_ordered(make_graph, settings):
-    graph, _ = make_graph(call("tool-call limit"), AIMessage("Set it [1]."))
+    graph, _ = make_graph(AIMessage("Set it [1]."))
     with client_for(graph, settings) as client:
-        r = client.post("/chat/stream", json={"message": "limit?"})
+        r = client.post("/chat/stream", json={"message": "tool-call limit"})
     assert r.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert r.content.startswith(
         b'id: 1\r\nevent: on_tool_start\r\n'
@@ -44,7 +46,7 @@ def test_frames_are_byte_exact_and_ordered(make_graph, settings):
 def test_tool_call_chunks_are_not_streamed_as_tokens(make_graph, settings):
     graph, _ = make_graph(call("tool-call limit"), AIMessage("Ok [1]."))
     with client_for(graph, settings) as client:
-        frames = parse_sse(client.post("/chat/stream", json={"message": "q"}).content)
+        frames = parse_sse(client.post("/chat/stream", json=QUESTION).content)
     tokens = [json.loads(f["data"])["content"] for f in frames
               if f.get("event") == "on_chat_model_stream"]
     assert all(tokens) and "".join(tokens) == "Ok [1]."
@@ -55,10 +57,10 @@ def test_keep_alive_pings_while_the_model_is_slow(make_graph, settings):
         time.sleep(0.6)
         return AIMessage("Late [1].")
 
-    graph, _ = make_graph(call("tool-call limit"), slow, sse_ping_seconds=0.1)
+    graph, _ = make_graph(slow, sse_ping_seconds=0.1)
     s = settings.model_copy(update={"sse_ping_seconds": 0.1})
     with client_for(graph, s) as client:
-        frames = parse_sse(client.post("/chat/stream", json={"message": "q"}).content)
+        frames = parse_sse(client.post("/chat/stream", json=QUESTION).content)
     assert any("comment" in f and "ping" in f["comment"] for f in frames)
     assert frames[-1]["event"] == "on_chain_end"
 

@@ -13,7 +13,7 @@ from docent.config import get_settings, load_settings
 from docent.evaluation.harness import EvalConfig, ask, collection_name, eval_settings, run_eval
 from docent.exit_reasons import REFUSAL
 from docent.runtime import Runtime
-from tests.fakes import GUIDE, FakeRetriever, call
+from tests.fakes import GUIDE, FakeRetriever
 
 CORPUS = {
     "index.md": "# Widgetron\n\nWidgetron is a command-line tool that turns spreadsheets into "
@@ -62,11 +62,10 @@ async def test_retrieval_is_scored_over_every_retrieved_chunk_not_only_the_cited
     from docent.agent.graph import build_graph
     from tests.fakes import ScriptedChatModel
 
-    model = ScriptedChatModel(steps=[call("tool-call limit turn limit streams"),
-                                     AIMessage("Set DOCENT_MAX_TURNS [2].")])
+    model = ScriptedChatModel(steps=[AIMessage("Set DOCENT_MAX_TURNS [2].")])
     graph = build_graph(model, FakeRetriever(chunks=list(GUIDE)), settings)
     runtime = Runtime(settings=settings, graph=graph, retriever=FakeRetriever(), model_id="s")
-    run = await ask(runtime, ChatTurn(message="limits?"))
+    run = await ask(runtime, ChatTurn(message="tool-call limit, turn limit and streams?"))
     assert run.response["exit_reason"] == "COMPLETED"
     assert [s["n"] for s in run.response["sources"]] == [1]  # cited: one source, renumbered
     assert len(run.retrieved) == 3 and set(run.retrieved) == {"guide.md", "streaming.md"}

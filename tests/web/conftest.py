@@ -23,7 +23,7 @@ from docent.api.app import create_app
 from docent.config import Settings, load_settings
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever, PacedChatModel
-from tests.live_server import LiveServer
+from tests.live import LiveServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 SKIP_MESSAGE = (
@@ -176,6 +176,7 @@ def fake_server(tmp_path_factory: pytest.TempPathFactory, playwright_browser: An
         _env_file=None, data_dir=tmp_path_factory.mktemp("fake-data"), llm_retries=0,
         rate_limit_enabled=False, llm_cache_size=0, retrieval_cache_size=0,
         retry_max_wait_seconds=0,
+        llm_breaker_cooldown_seconds=0,  # each test scripts its own failures: none carries over
     )
     model = PacedChatModel()
     retriever = FakeRetriever(chunks=list(GUIDE))

@@ -1,13 +1,16 @@
 """The agent: a LangGraph StateGraph alternating an `llm` node and a `tools` node.
 
-Every run ends in `finalize_answer` (or straight after `check_input`) with exactly one
-exit reason; guards fire in the order written in CONTRACT.md and the first one wins.
+A run searches the docs with the user's question before the first model call
+(`search_question`; or, with `first_search=tool`, the first model call must search), so a
+model that never calls tools still answers from passages. Every run ends in
+`finalize_answer` (or straight after `check_input`) with exactly one exit reason; guards
+fire in the order written in CONTRACT.md and the first one wins.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from datetime import UTC, datetime
@@ -22,30 +25,20 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import ValidationError
 
+from docent.agent.breaker import CircuitOpenError
 from docent.agent.citations import enforce_citations, renumber
 from docent.agent.context import fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
 from docent.agent.model_chain import ModelChain
+from docent.agent.run_state import answer_message, start_run
 from docent.agent.sanitize import strip_internal_metadata
+from docent.agent.searching import RETRIEVAL_FAILED, Ledger, search
 from docent.agent.state import AgentState, InputState, OutputState
-from docent.agent.tools import (
-    SEARCH_TOOL,
-    SearchArgs,
-    SearchFailed,
-    format_references,
-    make_search_tool,
-    number_hits,
-)
+from docent.agent.tools import SEARCH_TOOL, SearchArgs, make_search_tool
 from docent.blank import is_blank
 from docent.config import Settings
-from docent.exit_reasons import (
-    CANNED,
-    REFUSAL,
-    RETRIEVAL_FAILED_MESSAGE,
-    ExitReason,
-    is_refusal,
-)
-from docent.failures import log_failure
+from docent.exit_reasons import CANNED, REFUSAL, ExitReason, is_refusal
+from docent.models.extractive import search_query
 from docent.models.factory import NamedModel
 from docent.prompts import (
     INVALID_TOOL_MESSAGE,
@@ -62,7 +55,8 @@ GRAPH_NAME = "docent"
 
 
 def _stop(reason: ExitReason, **extra: Any) -> dict[str, Any]:
-    return {"exit_reason": reason, "response": CANNED[reason], **extra}
+    # The plain value: a checkpoint of the state then holds no docent type.
+    return {"exit_reason": reason.value, "response": CANNED[reason], **extra}
 
 
 def build_graph(
@@ -71,12 +65,14 @@ def build_graph(
     settings: Settings,
     *,
     model_id: str | None = None,
+    cache: ReplyCache | None = None,
     pool: Executor | None = None,
 ) -> CompiledStateGraph:
     """Compile the agent around a chat model (or a fallback chain) and a retriever.
 
     Tests pass fakes. With a chain, each model is tried in order, after its own retries.
-    Searches run in `pool` (see `docent.runtime`), else in the loop's default executor.
+    `cache` lets graphs share one reply cache; by default the graph has its own. Searches
+    run in `pool` (see `docent.runtime`), else in the loop's default executor.
     """
     search_tool = make_search_tool(
         retriever, settings.top_k, retries=settings.tool_retries,
@@ -84,13 +80,31 @@ def build_graph(
         pool=pool,
     )
     chain = ModelChain(model, [search_tool], settings, model_id)
-    cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
+    if cache is None:
+        cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 
     def check_input(state: AgentState) -> dict[str, Any]:
+        # The first node of every run: a thread's earlier run leaves nothing but messages.
         last = state["messages"][-1] if state["messages"] else None
         if not isinstance(last, HumanMessage) or is_blank(last.text):
-            return _stop(ExitReason.EMPTY_INPUT)
-        return {}
+            empty = _stop(ExitReason.EMPTY_INPUT)
+            return {**start_run(state, empty.pop("exit_reason")), **empty}
+        return start_run(state)
+
+    async def search_question(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+        """Search with the user's question before any model call; counts as a tool call."""
+        if not fits_context(state["messages"], settings.max_context_chars):
+            return _stop(ExitReason.MAX_CONTEXT_REACHED)  # no search for a run that can't go on
+        query = search_query(state["messages"])
+        call_id = "search_" + hashlib.sha256(query.encode()).hexdigest()[:16]
+        ledger = Ledger.of(state)
+        found = await search(search_tool, {"query": query}, call_id, config, ledger)
+        asked = AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": query},
+                                           "id": call_id}])
+        if found is None:
+            failed = ToolMessage("Search failed.", tool_call_id=call_id, status="error")
+            return {**RETRIEVAL_FAILED, "messages": [asked, failed], "tool_calls": 1}
+        return {"messages": [asked, found], "tool_calls": 1, **ledger.update()}
 
     async def call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         turns = state.get("turns", 0)
@@ -100,14 +114,18 @@ def build_graph(
         if not fits_context(history, settings.max_context_chars):
             return _stop(ExitReason.MAX_CONTEXT_REACHED)
 
-        tools_on = state.get("exit_reason") != ExitReason.MAX_TOOL_CALLS_REACHED
+        tools: Literal["off", "on", "required"] = (
+            "off" if state.get("exit_reason") == ExitReason.MAX_TOOL_CALLS_REACHED else "on"
+        )
+        if settings.first_search == "tool" and turns == 0:
+            tools = "required"  # the first model call must search (tool_choice)
         date = datetime.now(UTC).date().isoformat()
         system = SYSTEM_PROMPT.format(current_date=date, reader=_reader(config))
         prompt = [SystemMessage(system), *history]
         if state.get("reasked"):
             prompt.append(HumanMessage(REASK_MESSAGE))
-            tools_on = False
-        key = payload_key(chain.primary, tools_on, prompt)
+            tools = "off"
+        key = payload_key(chain.primary_cache_id, tools, prompt)
         update: dict[str, Any] = {"turns": turns + 1}
 
         reply = cache.get(key)
@@ -116,12 +134,12 @@ def build_graph(
             update["model_used"] = chain.primary
         else:
             reply, used, failures = await chain.ask(
-                prompt, tools_on, config, state.get("model_used")
+                prompt, tools, config, state.get("model_used")
             )
             if failures and reply is not None:
                 update["fallback_used"] = True
             if reply is None:
-                limited = all(isinstance(e, ModelRateLimitError) for e in failures)
+                limited = all(isinstance(e, ModelRateLimitError) for e in map(_cause, failures))
                 reason = ExitReason.RATE_LIMITED if limited else ExitReason.LLM_ERROR
                 failed = {"model_used": chain.last, "fallback_used": len(failures) > 1,
                           "retryable": True}  # also after an earlier guard's reason
@@ -135,7 +153,8 @@ def build_graph(
         if not reply.tool_calls and not reply.text.strip():
             if state.get("reasked"):
                 return {**update, **_stop(ExitReason.LLM_GENERATION_FAILURE)}
-            return {**update, "reasked": True, "exit_reason": ExitReason.LLM_GENERATION_FAILURE}
+            failure = ExitReason.LLM_GENERATION_FAILURE.value
+            return {**update, "reasked": True, "exit_reason": failure}
         return {**update, "messages": [reply]}
 
     async def run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
@@ -143,10 +162,7 @@ def build_graph(
         assert isinstance(call_msg, AIMessage)
         used = state.get("tool_calls", 0)
         streak = state.get("invalid_streak", 0)
-        sources = state.get("sources", [])
-        searches = state.get("searches", 0)
-        empty = state.get("empty_searches", 0)
-        retrieval_ms = state.get("retrieval_ms", 0.0)
+        ledger = Ledger.of(state)
         replies: list[ToolMessage] = []
         update: dict[str, Any] = {}
 
@@ -154,7 +170,7 @@ def build_graph(
             if used >= settings.max_tool_calls or state.get("exit_reason") == (
                 ExitReason.MAX_TOOL_CALLS_REACHED
             ):
-                update["exit_reason"] = ExitReason.MAX_TOOL_CALLS_REACHED
+                update["exit_reason"] = ExitReason.MAX_TOOL_CALLS_REACHED.value
                 replies.append(ToolMessage(TOOL_LIMIT_MESSAGE, tool_call_id=call["id"]))
                 continue
             used += 1
@@ -173,46 +189,21 @@ def build_graph(
                     break
                 continue
             streak = 0
-            began = time.perf_counter()
-            # Retries and the timeout live in the tool: one tool run per search.
-            hits = await search_tool.ainvoke(call["args"], config)
-            if isinstance(hits, SearchFailed):  # a friendly interruption, detail logged
-                log_failure(
-                    log, hits.error, where="database", request_id=_query_id(config),
-                    event="retrieval failed after retries",
-                )
-                update.update(
-                    exit_reason=ExitReason.LLM_GENERATION_FAILURE,
-                    response=RETRIEVAL_FAILED_MESSAGE,
-                    error_code="RETRIEVAL_FAILED",
-                    retryable=True,
-                )
+            found = await search(search_tool, call["args"], call["id"] or "", config, ledger)
+            if found is None:
+                update.update(RETRIEVAL_FAILED)
                 replies.append(
                     ToolMessage("Search failed.", tool_call_id=call["id"], status="error")
                 )
                 break
-            retrieval_ms += (time.perf_counter() - began) * 1000
-            numbered, sources = number_hits(hits, sources)
-            searches += 1
-            empty += not numbered
-            replies.append(
-                ToolMessage(
-                    format_references(numbered),
-                    tool_call_id=call["id"],
-                    name=SEARCH_TOOL,
-                    artifact=[s["chunk_id"] for s in numbered],
-                )
-            )
+            replies.append(found)
 
         return {
             **update,
             "messages": replies,
             "tool_calls": used,
             "invalid_streak": streak,
-            "sources": sources,
-            "searches": searches,
-            "empty_searches": empty,
-            "retrieval_ms": retrieval_ms,
+            **ledger.update(),
         }
 
     def finalize_answer(state: AgentState) -> dict[str, Any]:
@@ -224,16 +215,28 @@ def build_graph(
         if searches == 0 or state.get("empty_searches", 0) == searches or is_refusal(answer):
             # Never answer without documentation, whatever the model wrote.
             return {
-                "exit_reason": ExitReason.LLM_GENERATION_FAILURE,
+                "exit_reason": ExitReason.LLM_GENERATION_FAILURE.value,
                 "response": REFUSAL,
                 "cited": [],
             }
         text, cited = enforce_citations(strip_internal_metadata(answer), state.get("sources", []))
-        text, cited = renumber(text, cited)  # [1], [2], [3] in the order a reader meets them
-        return {"exit_reason": ExitReason.COMPLETED, "response": text, "cited": cited}
+        if cited:
+            text, cited = renumber(text, cited)  # [1], [2], [3] in the order a reader meets them
+        else:  # it cited nothing: show the passages it was given (CONTRACT.md §2)
+            cited = list(state.get("sources", []))
+        return {"exit_reason": ExitReason.COMPLETED.value, "response": text, "cited": cited}
 
-    def after_input(state: AgentState) -> Literal["llm", "__end__"]:
-        return "__end__" if state.get("exit_reason") else "llm"
+    def after_input(state: AgentState) -> Literal["search_question", "llm", "__end__"]:
+        if state.get("exit_reason"):
+            return "__end__"
+        return "llm" if settings.first_search == "tool" else "search_question"
+
+    def after_search(state: AgentState) -> Literal["llm", "finalize_answer"]:
+        # Nothing found (or the store failed): the refusal, without a model call, so no
+        # token that would be overruled is ever streamed.
+        if state.get("response") or state.get("empty_searches", 0) == state.get("searches", 0):
+            return "finalize_answer"
+        return "llm"
 
     def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
         if state.get("response"):
@@ -246,19 +249,35 @@ def build_graph(
         raise ValueError(f"unexpected state after the llm node: {type(last).__name__}")
 
     def after_tools(state: AgentState) -> Literal["llm", "finalize_answer"]:
-        return "finalize_answer" if state.get("response") else "llm"
+        if state.get("response"):
+            return "finalize_answer"
+        # `first_search=tool`: the first searches found nothing, the refusal follows at once.
+        searches = state.get("searches", 0)
+        if searches and state.get("empty_searches", 0) == searches:
+            return "finalize_answer"
+        return "llm"
+
+    def finalize_and_record(state: AgentState) -> dict[str, Any]:
+        return answer_message(state, finalize_answer(state))
 
     graph = StateGraph(AgentState, input_schema=InputState, output_schema=OutputState)
     graph.add_node("check_input", check_input)
+    graph.add_node("search_question", search_question)
     graph.add_node("llm", call_model)
     graph.add_node("tools", run_tools)
-    graph.add_node("finalize_answer", finalize_answer)
+    graph.add_node("finalize_answer", finalize_and_record)
     graph.add_edge(START, "check_input")
     graph.add_conditional_edges("check_input", after_input)
+    graph.add_conditional_edges("search_question", after_search)
     graph.add_conditional_edges("llm", after_model)
     graph.add_conditional_edges("tools", after_tools)
     graph.add_edge("finalize_answer", END)
     return graph.compile(name=GRAPH_NAME)
+
+
+def _cause(failure: BaseException) -> BaseException | None:
+    """What a provider failed with; for one skipped by its open circuit, what opened it."""
+    return failure.last_error if isinstance(failure, CircuitOpenError) else failure
 
 
 def _invalid_call_problem(call: ToolCall) -> str | None:
@@ -270,10 +289,6 @@ def _invalid_call_problem(call: ToolCall) -> str | None:
         fields = ", ".join(str(e["loc"][0]) if e["loc"] else "arguments" for e in exc.errors())
         return f"invalid arguments for {SEARCH_TOOL} ({fields})"
     return None
-
-
-def _query_id(config: RunnableConfig) -> str | None:
-    return (config.get("metadata") or {}).get("query_id")
 
 
 def _reader(config: RunnableConfig) -> str:

@@ -1,4 +1,4 @@
-"""Model replies cached by model id and the full message payload (ids excluded)."""
+"""Model replies cached by model, endpoint, tool mode and the full message payload."""
 
 from __future__ import annotations
 
@@ -11,8 +11,13 @@ from langchain_core.messages import AIMessage, BaseMessage
 from docent.cache import TtlCache
 
 
-def payload_key(model_id: str, tools_enabled: bool, messages: Sequence[BaseMessage]) -> str:
-    """A hash of everything that determines the reply; random message ids left out."""
+def payload_key(model_id: str, tools: str, messages: Sequence[BaseMessage]) -> str:
+    """A hash of everything that determines the reply; random message ids left out.
+
+    `model_id` names the provider, the model and its endpoint (`NamedModel.cache_id`):
+    the same model name served by another server is another model. `tools` says whether
+    tools were offered (`on`), required or not offered (`off`).
+    """
     body = [
         {
             "type": m.type,
@@ -22,7 +27,7 @@ def payload_key(model_id: str, tools_enabled: bool, messages: Sequence[BaseMessa
         }
         for m in messages
     ]
-    raw = json.dumps([model_id, tools_enabled, body], sort_keys=True, default=str)
+    raw = json.dumps([model_id, tools, body], sort_keys=True, default=str)
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

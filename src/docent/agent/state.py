@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+# typing.TypedDict before Python 3.12 gives pydantic (and so LangGraph's API server, which
+# publishes the graph's input and output schemas) nothing to read: null schemas in Studio.
+from typing_extensions import TypedDict
+
 
 def keep_first(current: str | None, new: str | None) -> str | None:
-    """Exit-reason reducer: the first guard that fired wins."""
+    """Exit-reason reducer: the first guard that fired wins; writing None clears it, which
+    is how a new run in a thread starts (`agent/run_state.py`)."""
+    if new is None:
+        return None
     return current if current else new
 
 
@@ -21,9 +28,11 @@ class InputState(TypedDict):
 
 class AgentState(InputState, total=False):
     turns: int  # model calls made in this run
-    tool_calls: int  # tool calls answered (valid or invalid), never retries
+    tool_calls: int  # tool calls answered (valid or invalid, the first search too), never retries
     invalid_streak: int  # invalid tool calls in a row
-    exit_reason: Annotated[str | None, keep_first]  # set once, by the first guard that fires
+    # Set once, by the first guard that fires; a plain str (an ExitReason's value), so a
+    # checkpoint holds no docent type.
+    exit_reason: Annotated[str | None, keep_first]
     sources: list[dict[str, Any]]  # every chunk retrieved this run, numbered from 1
     searches: int  # retrievals run
     empty_searches: int  # retrievals that came back empty

@@ -11,12 +11,14 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from docent.api.errors import error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared
 from docent.api.limits import RequestLimits
+from docent.api.openapi import install_openapi
 from docent.api.request_ids import RequestIds
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat
@@ -85,11 +87,14 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         yield
         runtime.close()
 
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the assets the
+    # fastapi-offline package ships, not from a CDN, so they work offline.
+    app = FastAPIOffline(
         title="docent",
         summary="Answers questions from your documentation, with citations.",
         lifespan=lifespan,
     )
+    install_openapi(app, settings, SSE_EXAMPLE)
     install_error_handlers(app)
     # Innermost of the middlewares: the body is capped and read before the app parses it.
     app.add_middleware(RequestLimits, max_body_bytes=settings.max_body_bytes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from enum import StrEnum
 from typing import Annotated, Literal
 from uuid import UUID
 
@@ -19,6 +20,8 @@ from pydantic import (
     StrictStr,
     StringConstraints,
 )
+
+from docent.exit_reasons import ExitReason
 
 CONTEXT_MAX_KEYS = 20
 CONTEXT_KEY_CHARS = 64
@@ -155,7 +158,7 @@ class ChatResponse(BaseModel):
     response_html: str = Field(
         description="`response` rendered as sanitised HTML; `[n]` link to `#src-{query_id}-{n}`"
     )
-    exit_reason: str
+    exit_reason: ExitReason = Field(description="How the run ended (CONTRACT.md §1).")
     retryable: bool
     session_id: str | None
     query_id: str
@@ -165,12 +168,29 @@ class ChatResponse(BaseModel):
     metadata: Metadata
 
 
+class ErrorCode(StrEnum):
+    """Every `error_code` of a non-200 answer (CONTRACT.md §5, Errors)."""
+
+    EMPTY_QUERY = "EMPTY_QUERY"
+    QUERY_TOO_LONG = "QUERY_TOO_LONG"
+    INVALID_QUERY = "INVALID_QUERY"
+    INVALID_SESSION = "INVALID_SESSION"
+    NOT_FOUND = "NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    HTTP_ERROR = "HTTP_ERROR"
+    RATE_LIMITED = "RATE_LIMITED"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    NOT_READY = "NOT_READY"
+    BODY_TOO_LARGE = "BODY_TOO_LARGE"
+    SERVER_BUSY = "SERVER_BUSY"
+
+
 class ErrorBody(BaseModel):
     error: str
-    error_code: str
+    error_code: ErrorCode
     timestamp: str
     request_id: str
-    exit_reason: str | None = None
+    exit_reason: ExitReason | None = None
 
 
 class Health(BaseModel):

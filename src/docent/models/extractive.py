@@ -69,6 +69,40 @@ def _chunk_ids(message: ToolMessage) -> list[str] | None:
     return [str(i) for i in ids] if isinstance(ids, list) else None
 
 
+def _last_question(messages: Sequence[BaseMessage]) -> tuple[int, str, str] | None:
+    """(where the user's last question is, that question standalone, its selection)."""
+    # A re-ask nudge appended by the agent is an instruction, not the question.
+    humans = [
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, HumanMessage) and m.text != REASK_MESSAGE
+    ]
+    if not humans:
+        return None
+    question_at = humans[-1]
+    question, selection = split_selection(messages[question_at].text)
+    earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
+    # A follow-up ("What is the default?") is searched, and answered, as the standalone
+    # question it stands for.
+    return question_at, condense_query(question, earlier), selection
+
+
+def _query(question: str, selection: str) -> str:
+    query = question
+    if selection:  # the selection says what "this" refers to
+        query = f"{query} {selection[:300]}"
+    if len(query) > MAX_QUERY_CHARS:  # a message may be longer than a search query
+        query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
+    return query
+
+
+def search_query(messages: Sequence[BaseMessage]) -> str:
+    """The search the user's last question stands for (follow-ups made standalone, the
+    selection added): what this model would search, and what the agent searches first."""
+    last = _last_question(messages)
+    return _query(*last[1:]) if last else ""
+
+
 class ExtractiveChatModel(BaseChatModel):
     """The built-in offline answerer; see the module docstring."""
 
@@ -96,28 +130,14 @@ class ExtractiveChatModel(BaseChatModel):
     ) -> AIMessage | Iterator[str]:
         """A search call or the refusal (decided at once), or the answer's parts, which
         are composed as they are read."""
-        # A re-ask nudge appended by the agent is an instruction, not the question.
-        humans = [
-            i
-            for i, m in enumerate(messages)
-            if isinstance(m, HumanMessage) and m.text != REASK_MESSAGE
-        ]
-        if not humans:
+        last = _last_question(messages)
+        if last is None:
             return AIMessage(REFUSAL)
-        question_at = humans[-1]
-        question, selection = split_selection(messages[question_at].text)
+        question_at, question, selection = last
         tools = [m for m in messages[question_at:] if isinstance(m, ToolMessage)]
-        earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
-        # A follow-up ("What is the default?") is searched, and answered, as the standalone
-        # question it stands for.
-        question = condense_query(question, earlier)
 
         if not tools and tool_names:
-            query = question
-            if selection:  # the selection says what "this" refers to
-                query = f"{query} {selection[:300]}"
-            if len(query) > MAX_QUERY_CHARS:  # a message may be longer than a search query
-                query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
+            query = _query(question, selection)
             call_id = "call_" + hashlib.sha256(query.encode()).hexdigest()[:16]
             return AIMessage(
                 "", tool_calls=[{"name": tool_names[0], "args": {"query": query}, "id": call_id}]

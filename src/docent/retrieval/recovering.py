@@ -54,7 +54,7 @@ class RecoveringRetriever:
     reopen_interval = 1.0  # seconds between attempts while reopening keeps failing
 
     def __init__(self, settings: Settings, embedder: Embedder,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, *, lazy: bool = False) -> None:
         self._settings = settings
         self._embedder = embedder
         self._embedded = settings.chroma_url is None
@@ -65,7 +65,7 @@ class RecoveringRetriever:
         self._identity: tuple[int, int] | None = None
         self._stale = False  # a call failed: reopen before the next one
         self._reopen_failed_at: float | None = None
-        if self._embedded:  # opened now, as always: a bad store stops start-up
+        if self._embedded and not lazy:  # opened now: a bad store stops start-up
             self._retriever = self._build()
 
     def search(self, query: str, k: int) -> list[Hit]:
@@ -118,8 +118,10 @@ class RecoveringRetriever:
                 if self._retriever is None:
                     self._retriever = self._build()
                 return self._retriever
+            if self._retriever is None:  # lazy: opened by the first call, in its thread
+                self._retriever = self._build()
+                return self._retriever
             identity = self._file_identity()
-            assert self._retriever is not None
             if self._stale or identity != self._identity:
                 self._reopen()
             return self._retriever
