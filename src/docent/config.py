@@ -106,6 +106,11 @@ class Settings(BaseSettings):
         description="Refuse when removing the question's words the docs never use moves its "
         "meaning (1 - cosine of the two sentence vectors) by more than this; 2 turns it off.",
     )
+    refuse_missing_values: bool = Field(
+        True,
+        description="Refuse a question asking for a value (how many, how long, what price, "
+        "which version...) when no passage states one next to what it asks about.",
+    )
     min_coverage: float = Field(
         0.3,
         ge=0,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
+from docent.intent import intent_of
 from docent.models.compose import compose_answer
-from docent.models.intent import intent_of
 from docent.models.scoring import is_filler
 from docent.models.text import parse_references
 from tests.models.test_extractive import fake_vectors

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
-from docent.models.intent import Intent, intent_of
+from docent.intent import Intent, intent_of
 from docent.models.scoring import Candidate, candidates, is_continuation, score
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from docent.models.intent import Intent
+from docent.intent import Intent
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units

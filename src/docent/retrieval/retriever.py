@@ -12,9 +12,16 @@ from docent.config import Settings
 from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
+from docent.retrieval.evidence import states_value
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, UnitVectors, open_store
-from docent.retrieval.sufficiency import coverage, unknown_names, unknown_words, without
+from docent.retrieval.sufficiency import (
+    GENERIC,
+    coverage,
+    unknown_names,
+    unknown_words,
+    without,
+)
 from docent.retrieval.types import Chunk, Hit
 
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
@@ -56,12 +63,16 @@ class HybridRetriever:
         min_coverage: float | None = None,
         check_names: bool | None = None,
         max_unknown_shift: float | None = None,
+        check_values: bool | None = None,
     ) -> None:
         self.store = store
         self.min_coverage = settings.min_coverage if min_coverage is None else min_coverage
         self.check_names = settings.refuse_unknown_names if check_names is None else check_names
         self.max_unknown_shift = (
             settings.max_unknown_shift if max_unknown_shift is None else max_unknown_shift
+        )
+        self.check_values = (
+            settings.refuse_missing_values if check_values is None else check_values
         )
         self.embedder = embedder
         self.depth = depth
@@ -101,7 +112,7 @@ class HybridRetriever:
             query, k, self.embedder.name, self.store.name, fingerprint, self.depth,
             self.rrf_k, self.weights, self.file_weight, self.file_decay, self.per_file,
             self.expand, self.expand_chars, self.min_coverage, self.check_names,
-            self.max_unknown_shift,
+            self.max_unknown_shift, self.check_values,
         )
         cached = self._cache.get(key)
         if cached is not None:
@@ -110,6 +121,8 @@ class HybridRetriever:
         hits = self._search(query, k, fingerprint, vector)
         if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
+        if hits and self.check_values and not self.states_value(query, hits, fingerprint):
+            return []  # it asks for a value no passage gives
         self._cache.put(key, hits)
         return hits
 
@@ -141,6 +154,12 @@ class HybridRetriever:
         ):
             return False
         return self.coverage(query, hits, fingerprint) >= self.min_coverage
+
+    def states_value(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
+        """Whether the hits state the value `query` asks for, if it asks for one (see
+        `docent.retrieval.evidence`)."""
+        index = self.keyword_index(fingerprint)
+        return states_value(query, hits, index.doc_freq, len(index.chunks), GENERIC)
 
     def unknown_names(self, query: str, fingerprint: str | None = None) -> list[str]:
         """Names in `query` the corpus never uses."""

@@ -31,7 +31,7 @@ from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import Hit
 
 # Words that shape a question but never name its subject.
-_GENERIC = frozenset(
+GENERIC = frozenset(
     stem(w)
     for w in """use used using make get set work works need needs want way ways happen happens
     mean means meaning differ difference different example examples explain tell show
@@ -80,7 +80,7 @@ def unknown_words(
         low = m.group(0).lower()
         if low in raw_words:
             continue
-        terms = [t for t in tokenize(low) if t not in _GENERIC and not t.isdigit()]
+        terms = [t for t in tokenize(low) if t not in GENERIC and not t.isdigit()]
         if terms and all(_freq(t, doc_freq, root_freq) == 0 for t in terms):
             unknown.append(m)
     return unknown
@@ -99,7 +99,7 @@ def coverage(
 ) -> float:
     """Weighted share (0..1) of the query's distinctive terms found in the hits (given
     `root_freq`, a term also counts as found, and weighs, in another derived form)."""
-    terms = {t for t in tokenize(query) if t not in _GENERIC and not t.isdigit()}
+    terms = {t for t in tokenize(query) if t not in GENERIC and not t.isdigit()}
     if not terms:
         return 1.0
     found = {t for h in hits for t in tokenize(embedding_text(h.chunk))}

@@ -57,6 +57,7 @@ _CONCEPT = re.compile(
     r"|\bwhat(?:'s|\s+is)\s+the\s+difference\b|\bwhat\s+does\s+.+\s+mean\b|\bwhy\b",
     re.I,
 )
+_WHY = re.compile(r"^\s*(?:why|how\s+come)\b", re.I)
 _YESNO = re.compile(
     r"^\s*(?:can|could|does|do|is|are|should|will|would|may|must|has|have)\b", re.I
 )
@@ -82,6 +83,8 @@ class Intent:
 def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first."""
     text = " ".join(question.split())
+    if _WHY.match(text):
+        return Intent("concept")
     if _OUTCOME.search(text):
         return Intent("outcome")
     if _VALUE.search(text):
@@ -95,3 +98,83 @@ def intent_of(question: str) -> Intent:
     if _YESNO.search(text):
         return Intent("yesno")
     return Intent("other")
+
+
+MeasureKind = Literal["percent", "version", "duration", "money", "size", "count", "number"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What a question asking for a value measures, and the words that name it."""
+
+    kind: MeasureKind
+    words: tuple[str, ...] = ()  # the measured thing as the question names it ("sessions")
+
+
+_WORDS = r"((?:[a-z][\w'-]*\s+){0,2}[a-z][\w'-]*)"
+# Words that end the noun phrase a measure names ("how many tokens WILL ever exist").
+_PHRASE_END = frozenset(
+    """a an the is are was were be been do does did can could should would will may might
+    must has have had to of for in on at by with from per does that which who when where
+    i you we they it my your our their this these those there""".split()
+)
+_MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
+    ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
+                           r"|\bhow\s+much\s+of\b.*\bpercent")),
+    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?versions?\b|\bsince\s+which\b")),
+    ("duration", re.compile(
+        r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:duration|"
+        r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
+        r"lock(?:-?up)?\s+period|cool-?down|vesting)s?\b")),
+    ("money", re.compile(
+        r"\bhow\s+much\s+(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
+        r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|cost|"
+        r"fee|charge|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
+    ("size", re.compile(
+        r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
+        r"|\b(?:size|memory|disk\s+space|storage|ram)\b")),
+    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b")),
+    ("number", re.compile(
+        r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+        r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
+        r"count|total|cap|capacity)s?\b")),
+]
+_COUNTED = re.compile(r"\bhow\s+many\s+" + _WORDS + r"|\bnumber\s+of\s+" + _WORDS)
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten hundred thousand million billion".split()
+)
+_MEASURED = re.compile(r"\bhow\s+much\s+" + _WORDS)
+# "Which Python version", "the version of Chroma": what the version is of.
+_VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)\s+versions?\b"
+                        r"|\bversions?\s+of\s+([a-z][\w.-]*)")
+
+
+def measure_of(question: str) -> Measure | None:
+    """What a question asking for a value measures (None for other questions): the kind of
+    value (a percentage, a duration, an amount of money...) and the words naming it."""
+    if intent_of(question).kind != "value":
+        return None
+    text = " ".join(question.lower().split())
+    for kind, pattern in _MEASURES:
+        if pattern.search(text):
+            return Measure(kind, _named(text, kind))
+    return Measure("number")
+
+
+def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
+    """The noun phrase after "how many" / "number of" / "how much": what is counted."""
+    if kind == "version":
+        v = _VERSIONED.search(text)
+        return (next(g for g in v.groups() if g),) if v else ()
+    m = _COUNTED.search(text) if kind == "count" else _MEASURED.search(text)
+    if m is None:
+        return ()
+    words = next(g for g in m.groups() if g).split()
+    phrase: list[str] = []
+    for w in words[:2]:
+        if w in _PHRASE_END or w in _NUMBER_WORDS:
+            break
+        phrase.append(w)
+    return tuple(phrase)

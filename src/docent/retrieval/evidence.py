@@ -1,0 +1,153 @@
+"""Does a passage state the value a question asks for?
+
+"How much disk space does a full node need?" is not answered by passages about nodes that
+never give a size: every word of the question is in the docs, only the value is not. A
+question that asks for a value (`docent.intent.measure_of`: a percentage, a duration, an
+amount of money, a size, a count, a version, a number) is answerable only when some
+passage states one of that kind **next to what the question asks about**: in the same
+sentence or line, or the two before it (a crawled table puts a label and its value on
+neighbouring lines).
+
+"Next to what it asks about" means, in that neighbourhood or the passage's heading: every
+word naming the measured thing, when the question names one ("disk space", "sessions");
+and, unless those words name the thing itself rather than a unit ("sessions" does,
+"characters" does not), at least half the weight (by rarity) of the other distinctive
+words of the question's clause that asks for the value. A word in more than a fifth of the
+chunks (the product's own name) is not distinctive; neither is one the docs never use (the
+unknown-word check weighs those), nor a word of the question's frame ("will ever exist").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+from docent.intent import Measure, MeasureKind, measure_of
+from docent.retrieval.bm25 import stem, tokenize
+from docent.retrieval.types import Hit
+
+_SPELLED = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|sixty|ninety|hundred|thousand|million|billion|a\s+few|several"
+    r"|a\s+dozen|an?)"
+)
+_TIME_UNITS = (
+    r"(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|blocks?|epochs?)"
+)
+_STATED: dict[MeasureKind, re.Pattern[str]] = {
+    "percent": re.compile(r"\d\s*%|\bpercent(?:age)?\b|\bper\s+cent\b", re.I),
+    "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\s+\d+\b", re.I),
+    "duration": re.compile(
+        rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
+        rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|monthly|yearly|annually"
+        r"|instantly|immediately)\b",
+        re.I,
+    ),
+    "money": re.compile(
+        r"[$€£¥]\s*\d|\d[\d,.]*\s*(?:[kKmMbB]\s+)?(?:[A-Z]{2,6}\b|usd\b|eur\b|dollars?\b"
+        r"|cents?\b|gwei\b|wei\b|tokens?\b|gas\b)|\bfree\b|\bno\s+(?:cost|fee|charge)\b"
+        r"|\bcosts?\s+nothing\b|\bat\s+no\s+cost\b"
+    ),
+    "size": re.compile(
+        r"\d[\d,.]*\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?|kilobytes?|megabytes?"
+        r"|gigabytes?|terabytes?|characters?|chars?|tokens?|lines?|words?)\b",
+        re.I,
+    ),
+    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?![\w/-])|\b(?:one|two|three|four|five|six"
+                        r"|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I),
+    "number": re.compile(r"(?<![\w/.-])\d|\b0x[0-9a-f]+", re.I),
+}
+# Words of the question that say what kind of value it wants, not what it is about.
+_CUES = frozenset(
+    stem(w)
+    for w in """percentage percent share fraction proportion version versions long often
+    frequently soon duration interval period timeout delay lifetime price cost costs fee fees
+    charge charges apy apr rate big large small size memory number numbers many much default
+    maximum minimum max min limit limits threshold amount total cap capacity count per year
+    years month months week weeks day days hour hours minute minutes second seconds""".split()
+)
+# The frame of a question, not its subject: "will ever EXIST", "can it HOLD", "right NOW".
+_FRAME = frozenset(
+    stem(w)
+    for w in """exist exists ever contain contains hold holds keep keeps reach reaches accept
+    accepts take takes need needs require requires support supports allow allows give gives
+    particular specific certain exactly actually really currently right now early late out
+    up get gets got there""".split()
+)
+# Units a count or size is expressed in: they say how, not what, is measured.
+_UNITS = frozenset(
+    stem(w)
+    for w in """character characters char chars byte bytes token tokens word words line lines
+    item items entry entries request requests call calls unit units""".split()
+)
+_CLAUSE = re.compile(r"[,;?]\s*|\s+(?:and|or|but|while|if|when|unless|once|after|before"
+                     r"|until)\s+", re.I)
+_COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
+_SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
+_SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
+# Markup whose digits are no values: images, link targets, HTML tags.
+_MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|<[^>]+>|https?://\S+")
+
+
+def states_value(
+    question: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int,
+    generic: frozenset[str] = frozenset(),
+) -> bool:
+    """False when the question asks for a value that no passage states next to what the
+    question asks about; True otherwise (and for a question that asks for no value)."""
+    measure = measure_of(question)
+    if measure is None:
+        return True
+    named = {stem(w) for w in measure.words} - _CUES
+    subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
+    weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
+    for hit in hits:
+        text = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", hit.chunk.text)
+        segments = [s for s in _SEGMENT.split(text) if s.strip()]
+        heading = hit.chunk.section_title or hit.chunk.title
+        for i, segment in enumerate(segments):
+            if not _stated(measure, segment, named):
+                continue
+            near = " ".join(segments[max(0, i - 2) : i + 1])
+            words = set(tokenize(f"{heading} {near}"))
+            if named <= words and (subject or _covered(words, weight)):
+                return True
+    return False
+
+
+def _clause(question: str, measure: Measure) -> str:
+    """The part of a question that asks for the value ("how many passages..., and can a
+    client change that?": the first part)."""
+    parts = _CLAUSE.split(question)
+    for part in parts:
+        found = measure_of(part)
+        if found is not None and found.kind == measure.kind:
+            return part
+    return question
+
+
+def _weights(
+    text: str, named: set[str], doc_freq: Mapping[str, int], n_docs: int,
+    generic: frozenset[str],
+) -> dict[str, float]:
+    """The distinctive words of `text` (not the measure's, not its frame), by rarity."""
+    about = [
+        t for t in dict.fromkeys(tokenize(text))
+        if t not in generic and t not in _CUES and t not in _FRAME and t not in named
+        and not t.isdigit() and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
+    ]
+    return {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in about}
+
+
+def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
+    total = sum(weight.values())
+    return total == 0 or sum(w for t, w in weight.items() if t in words) >= _SHARE * total
+
+
+def _stated(measure: Measure, segment: str, named: set[str]) -> bool:
+    """Whether the segment states a value of the measure's kind (for a count: a number in
+    the same sentence as what is counted)."""
+    if not _STATED[measure.kind].search(segment):
+        return False
+    return measure.kind != "count" or not named or bool(named & set(tokenize(segment)))

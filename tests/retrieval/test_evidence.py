@@ -1,0 +1,108 @@
+"""CONTRACT.md §3, sufficiency (4): a question asking for a value the docs never state is
+refused, however well the docs cover its subject ("disk space of a full node")."""
+
+from __future__ import annotations
+
+import pytest
+
+from docent.intent import Measure, measure_of
+from docent.retrieval.evidence import states_value
+from docent.retrieval.types import Chunk, Hit
+
+# A corpus of 100 chunks; "node" is in 5 of them, "validator" in 10, "docent" in 60.
+FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10, "session": 6,
+        "docent": 60, "conversation": 4, "character": 5, "preview": 2, "content_preview": 2,
+        "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9}
+
+
+def hit(text: str, section: str = "Guide") -> Hit:
+    return Hit(Chunk("c1", "guide.md", "Guide", section, "", "", text), 0.5)
+
+
+def states(question: str, *texts: str, section: str = "Guide") -> bool:
+    return states_value(question, [hit(t, section) for t in texts], FREQ, 100)
+
+
+def test_a_size_the_docs_never_give_is_missing_though_they_cover_the_subject():
+    node_page = ("A full node runs the Somnia client and keeps the whole chain.\n"
+                 "Hardware: 32 GB of RAM and 8 CPU cores.")
+    assert not states("How much disk space does a Somnia full node need?", node_page)
+    assert states("How much disk space does a Somnia full node need?",
+                  node_page + "\nA full node needs 2 TB of disk space.")
+
+
+def test_a_count_needs_a_number_next_to_what_is_counted():
+    assert states("What is the largest number of sessions one docent process can hold?",
+                  "About 20 MB for 1000 such sessions.")
+    # A count in characters is about content_preview only if it says so.
+    other = "A `selected_text` longer than 10000 characters is rejected with HTTP 400."
+    question = "How many characters of the passage text does content_preview contain?"
+    assert not states(question, other)
+    assert states(question, "`content_preview` holds the first 300 characters of the passage.")
+
+
+def test_digits_in_markup_are_no_values():
+    page = 'Open WebSocket connections: ![up to 64](/img/ws.png) <img src="/img/ws-2.png">'
+    assert not states("How many WebSocket connections can one worker keep open?", page)
+
+
+def test_a_duration_counts_with_the_heading_saying_what_it_is_about():
+    text = "A session lasts as long as it is in use, and expires after 30 minutes idle."
+    assert states("How long does docent keep a conversation?", text,
+                  section="Sessions and conversations > How long a session lasts")
+    assert not states("How long is one staking epoch?",
+                      "Validators who fail the minimum stake get a cooldown of 7 days.")
+
+
+def test_only_the_clause_asking_for_the_value_must_be_covered():
+    text = "Set `DOCENT_TOP_K` to change it; the default is 5 passages."
+    assert states("How many passages does a search return, and can a client change that "
+                  "for a single request?", text)
+
+
+def test_a_question_asking_for_no_value_always_passes():
+    assert states("How do I deploy docent?", "Nothing here.")
+    assert measure_of("How do I deploy docent?") is None
+
+
+@pytest.mark.parametrize(("question", "measure"), [
+    ("How much disk space does a full node need?", Measure("size", ("disk", "space"))),
+    ("How many SOMI tokens will ever exist?", Measure("count", ("somi", "tokens"))),
+    ("What is the maximum number of WebSocket connections a worker keeps?",
+     Measure("count", ("websocket", "connections"))),
+    ("What percentage of the stake is slashed?", Measure("percent")),
+    ("How long is one staking epoch?", Measure("duration")),
+    ("What is the mint price of a key?", Measure("money")),
+    ("Which Python version do I need?", Measure("version", ("python",))),
+    ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
+    ("What is the address of the ETH/USD price feed?", Measure("number")),
+])
+def test_what_a_value_question_measures(question, measure):
+    assert measure_of(question) == measure
+
+
+def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
+    from docent.config import load_settings
+    from docent.ingest import ingest_path
+    from docent.retrieval.retriever import HybridRetriever
+    from docent.retrieval.store import open_store
+    from tests.retrieval.conftest import FakeEmbedder, write_docs
+
+    docs = write_docs(tmp_path / "docs", {
+        "nodes.md": "# Nodes\n\nA full node keeps the whole chain and serves the RPC API.\n",
+        "other.md": "# Other\n\nUnrelated text about wallets.\n",
+    })
+    settings = load_settings(data_dir=tmp_path / "data")
+    embedder = FakeEmbedder()
+    ingest_path(docs, settings, embedder=embedder, progress=False)
+    question = "How much disk space does a full node need?"
+
+    def retriever(**kw):
+        return HybridRetriever(open_store(settings, embedder), embedder, settings,
+                               max_unknown_shift=2.0, min_coverage=0.0, check_names=False, **kw)
+
+    assert retriever().search(question, 3) == []
+    assert retriever(check_values=False).search(question, 3)
+    off = settings.model_copy(update={"refuse_missing_values": False})
+    assert HybridRetriever(open_store(off, embedder), embedder, off, max_unknown_shift=2.0,
+                           min_coverage=0.0, check_names=False).search(question, 3)
