@@ -348,3 +348,38 @@ def test_faq_answer_labels_are_not_part_of_the_answer():
     assert [u.text for u in split_units(body)] == [
         "The limit is 3 per run.", "It resets daily.", "Ask support."
     ]
+
+
+def test_a_label_with_its_value_is_content_not_chrome():
+    units = [u.text for u in split_units("* `**EID**`**:** `30380`\n* Copy\n\nNext")]
+    assert units == ["`**EID**`**:** `30380`"]
+
+
+def test_a_link_naming_the_paragraph_after_it_becomes_its_label():
+    # A crawled table or definition list: the name is a link alone on its line.
+    body = ("[**Slither**](https://example.com/slither)\n\nDetects reentrancy and unprotected "
+            "calls in contracts.\n\n[Next](https://example.com/next)\n\nCopy")
+    assert [u.text for u in split_units(body)] == [
+        "Slither: Detects reentrancy and unprotected calls in contracts."]
+
+
+async def test_the_lead_streams_before_the_rest_of_the_answer_is_chosen(monkeypatch):
+    """Issue 11: tokens leave as the answer is composed, not after all of it exists."""
+    import docent.models.compose as compose
+
+    def not_yet(*args, **kwargs):
+        raise RuntimeError("the key points were being chosen")
+
+    monkeypatch.setattr(compose, "_key_points", not_yet)
+    messages = [HumanMessage("How do I change the tool-call limit?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "1"}]),
+                ToolMessage(TOOL_TEXT, tool_call_id="1")]
+    streamed = ""
+    try:
+        async for chunk in bound().astream(messages):
+            streamed += chunk.content
+    except RuntimeError as exc:
+        assert "key points" in str(exc)
+    else:
+        raise AssertionError("the rest of the answer was never composed")
+    assert streamed.startswith("## Guards\n\nSet `DOCENT_MAX_TOOL_CALLS` to change")

@@ -25,7 +25,7 @@ from docent.retrieval.types import Chunk
 
 # Bump when `split_units` or the way vectors are made changes: stores written by another
 # version are re-embedded by the next ingestion (see docent.ingest).
-UNITS_VERSION = 1
+UNITS_VERSION = 2
 
 _WORD = re.compile(r"\w+")
 # How far past the previous unit the next one may start, in words (chrome, headings and

@@ -58,7 +58,9 @@ def is_chrome(text: str) -> bool:
     if re.fullmatch(r"\*\*[^*]+\*\*:?", text.strip()) or text.rstrip("*_ ").endswith("?"):
         return True
     rest = _URL.sub(" ", _LINK.sub(" ", text))
-    if sum(1 for w in re.findall(r"\w+", rest) if re.search(r"[A-Za-z]", w)) < 2:
+    words = re.findall(r"\w+", rest)
+    # A label with its value is content ("EID: 30380"); a lone word is not ("Copy").
+    if len(words) < 2 or not any(re.search(r"[A-Za-z]", w) for w in words):
         return True
     linked = sum(len(m.group(1)) for m in _LINK.finditer(text))
     return linked > 0.6 * len(text.strip()) and len(re.findall(r"\w+", rest)) < 4
@@ -77,7 +79,7 @@ def split_units(body: str) -> list[Unit]:
     the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
-    lines = _rebuild_tables(body.splitlines())
+    lines = _named_paragraphs(_rebuild_tables(body.splitlines()))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -161,6 +163,34 @@ def split_units(body: str) -> list[Unit]:
         i += 1
     flush()
     return units
+
+
+_LINK_LABEL = re.compile(r"^\[(?:\*\*)?([^\]*]{1,60})(?:\*\*)?\]\([^)]*\)$")
+
+
+def _named_paragraphs(lines: list[str]) -> list[str]:
+    """A line that is only a short link ("[**Slither**](https://...)") standing alone before
+    a paragraph names what that paragraph describes (a crawled table or definition list):
+    the two become one line, "Slither: Detects ...", instead of a dropped link."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        label = _LINK_LABEL.match(lines[i].strip())
+        alone = label is not None and (i == 0 or not lines[i - 1].strip())
+        if alone and label is not None:
+            j = i + 1
+            while j < len(lines) and not lines[j].strip():
+                j += 1
+            following = lines[j].strip() if j < len(lines) else ""
+            if following and following[0].isalpha() and following.endswith((".", "!")) and (
+                len(following.split()) >= 4
+            ):
+                out.append(f"{label.group(1).strip()}: {following}")
+                i = j + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return out
 
 
 def _row_text(cells: list[str], header: list[str]) -> str:
