@@ -33,8 +33,8 @@ def sessions_unavailable() -> ApiError:
     """The 503 for a request that needs a server-side session while Redis is down."""
     return ApiError(
         503, "SESSIONS_UNAVAILABLE",
-        "Conversations are unavailable for a moment. Please retry shortly, or send the "
-        "conversation so far in `messages`.",
+        # Shown to people by the web chat: the `messages` alternative is in the docs.
+        "Conversations are unavailable for a moment. Please try again shortly.",
         headers={"Retry-After": str(SESSIONS_RETRY_AFTER)}, quiet=True,  # logged by health
     )
 
