@@ -30,14 +30,18 @@ def run_docent(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[s
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path, *args: str) -> Iterator[str]:
-    """`docent serve ARGS` until the block ends; yields its URL once /health answers."""
+def serving(env: dict[str, str], log: Path, *args: str,
+            pids: list[int] | None = None) -> Iterator[str]:
+    """`docent serve ARGS` until the block ends; yields its URL once /health answers (and
+    appends the process id to `pids`, if given)."""
     port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), *args],
             env=env, stdout=out, stderr=subprocess.STDOUT,
         )
+    if pids is not None:
+        pids.append(proc.pid)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180

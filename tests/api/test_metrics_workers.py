@@ -24,6 +24,17 @@ def scrape(url: str) -> dict:
             for family in text_string_to_metric_families(text) for s in family.samples}
 
 
+def multiprocess_dir(server: int) -> Path:
+    """The PROMETHEUS_MULTIPROC_DIR `docent serve` gave its workers (none was set for it)."""
+    for child in Path(f"/proc/{server}/task/{server}/children").read_text().split():
+        for entry in Path(f"/proc/{child}/environ").read_bytes().split(b"\0"):
+            if entry.startswith(b"PROMETHEUS_MULTIPROC_DIR="):
+                path = Path(entry.split(b"=", 1)[1].decode())
+                assert path.name.startswith("docent-metrics-")
+                return path
+    raise AssertionError("no worker has PROMETHEUS_MULTIPROC_DIR")
+
+
 def ask(url: str, i: int) -> dict:
     r = httpx.post(url + "/chat", json={"message": f"What is the tool-call limit? {i}",
                                         "messages": []}, timeout=120)
@@ -48,14 +59,11 @@ def test_counters_are_summed_across_workers(tmp_path):
     docs.mkdir()
     (docs / "limits.md").write_text("# Limits\n\nSet `DOCENT_MAX_TOOL_CALLS` to change the "
                                     "tool-call limit; the default is 3.\n")
-    metrics_dir = tmp_path / "metrics"
-    metrics_dir.mkdir()
-    # The operator's own directory is kept: the test can see which workers wrote to it.
-    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"), DOCENT_RATE_LIMIT_ENABLED="false",
-                     PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"), DOCENT_RATE_LIMIT_ENABLED="false")
     run_docent(env, "ingest", str(docs), "--quiet")
-    asked = 0
-    with serving(env, tmp_path / "serve.log", "--workers", "2") as url:
+    asked, pids = 0, []
+    with serving(env, tmp_path / "serve.log", "--workers", "2", pids=pids) as url:
+        metrics_dir = multiprocess_dir(pids[0])
         # Batches of questions at once, each on its own connection, until both workers
         # have answered some (the second may still be starting when the first answers).
         while asked < 48:
@@ -68,6 +76,7 @@ def test_counters_are_summed_across_workers(tmp_path):
             if sum(n > 0 for n in per_worker) >= 2:
                 break
         scrapes = [scrape(url) for _ in range(6)]
+    assert not metrics_dir.exists()  # docent serve removed its directory when it stopped
     assert sum(n > 0 for n in per_worker) >= 2, per_worker  # both workers answered
     assert sum(per_worker) == asked
     chat = {"handler": "/chat", "method": "POST", "status": "2xx"}
