@@ -117,3 +117,21 @@ def test_while_down_calls_fail_at_once_except_one_probe_a_second():
     assert tried == [0.0] and not health.up  # one real attempt, then refused at once
     now[0] = 1.5
     assert health.call("cache.get", lambda: "ok") == "ok" and health.up
+
+
+async def test_a_lock_that_expired_is_not_an_outage(redis_settings):
+    from redis.asyncio.lock import Lock
+    from redis.exceptions import LockError
+
+    from docent.state.client import shared_state
+
+    shared = shared_state(redis_settings)
+    lock = Lock(shared.aio, shared.key("some-lock"), timeout=5, thread_local=False)
+    await lock.acquire()
+    await shared.aio.delete(shared.key("some-lock"))  # it expired, as after a long stall
+    try:
+        await shared.health.acall("sessions.renew", lock.reacquire)
+    except LockError:
+        pass
+    assert shared.health.up  # Redis answered: no degraded mode
+    await shared.aclose()

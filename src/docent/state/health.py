@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
 
 from docent.metrics import REDIS_ERRORS
 
@@ -48,6 +48,8 @@ class RedisHealth:
         self._gate(what)
         try:
             result = fn()
+        except LockError:
+            raise  # Redis answered: the lock is another's or expired
         except (RedisError, OSError) as exc:
             self.failed(what, exc)
             raise StateUnavailable(what) from exc
@@ -59,6 +61,8 @@ class RedisHealth:
         self._gate(what)
         try:
             result = await fn()
+        except LockError:
+            raise  # Redis answered: the lock is another's or expired
         except (RedisError, OSError) as exc:
             self.failed(what, exc)
             raise StateUnavailable(what) from exc

@@ -156,10 +156,11 @@ class RedisSessions:
         while True:
             await asyncio.sleep(self._lock_seconds / 3)
             try:
-                await lock.reacquire()
-            except (LockError, RedisError, OSError) as exc:
-                log.warning("could not renew a session lock; it may expire mid-turn",
-                            extra={"error_type": type(exc).__name__, "detail": str(exc)[:300]})
+                await self._state.health.acall("sessions.renew", lock.reacquire)
+            except StateUnavailable:
+                pass  # Redis is down: logged once by health; the lock may expire meanwhile
+            except LockError:  # it expired already: another turn may have begun
+                log.warning("a session lock expired mid-turn")
 
     async def _release(self, lock: Lock) -> None:
         """Let the next turn in; when Redis is gone, the lock expires by itself."""
@@ -169,5 +170,3 @@ class RedisSessions:
             log.info("session lock not released (it expires by itself)",
                      extra={"error_type": type(exc).__name__})
 
-
-__all__ = ["RedisSessions", "StateUnavailable"]
