@@ -135,3 +135,18 @@ async def test_a_lock_that_expired_is_not_an_outage(redis_settings):
         pass
     assert shared.health.up  # Redis answered: no degraded mode
     await shared.aclose()
+
+
+def test_a_turn_answered_as_redis_went_away_is_returned_not_recorded(redis_settings):
+    app, _ = replica(redis_settings, answering())
+
+    async def unavailable(session, question, answer):
+        raise StateUnavailable("sessions.record")
+
+    with app:
+        app.app.state.gate.sessions.record = unavailable
+        chat = app.post("/chat", json={"message": "What is the tool-call limit?"})
+        stream = app.post("/chat/stream", json={"message": "What is the tool-call limit?"})
+    assert chat.status_code == 200 and chat.json()["exit_reason"] == "COMPLETED"
+    final = json.loads([f for f in parse_sse(stream.content) if "event" in f][-1]["data"])
+    assert final["exit_reason"] == "COMPLETED" and final["session_id"]
