@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from redis.exceptions import LockError, RedisError
@@ -45,29 +46,25 @@ class RedisHealth:
 
     def call(self, what: str, fn: Callable[[], T]) -> T:
         """`fn()`, or StateUnavailable when Redis failed or is known to be down."""
-        self._gate(what)
-        try:
-            result = fn()
-        except LockError:
-            raise  # Redis answered: the lock is another's or expired
-        except (RedisError, OSError) as exc:
-            self.failed(what, exc)
-            raise StateUnavailable(what) from exc
-        self.succeeded()
-        return result
+        with self._watch(what):
+            return fn()
 
     async def acall(self, what: str, fn: Callable[[], Awaitable[T]]) -> T:
         """The same as `call`, for the asyncio client."""
+        with self._watch(what):
+            return await fn()
+
+    @contextmanager
+    def _watch(self, what: str) -> Iterator[None]:
         self._gate(what)
         try:
-            result = await fn()
+            yield
         except LockError:
             raise  # Redis answered: the lock is another's or expired
         except (RedisError, OSError) as exc:
             self.failed(what, exc)
             raise StateUnavailable(what) from exc
         self.succeeded()
-        return result
 
     def _gate(self, what: str) -> None:
         """Refuse at once while down, except for one probe every `retry_seconds`."""
