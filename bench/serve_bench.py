@@ -157,6 +157,17 @@ async def sequential(url: str, questions: list[str]) -> dict[str, float]:
             "stream_end_p50": pct(whole, 50)}
 
 
+async def timed_chat(client: httpx.AsyncClient, url: str, question: str) -> float | None:
+    """Milliseconds for one `/chat` answer, or None when it failed."""
+    t = time.perf_counter()
+    try:
+        r = await client.post(url + "/chat", json={"message": question})
+        ok = r.status_code == 200 and bool(r.json().get("exit_reason"))
+    except httpx.HTTPError:
+        ok = False
+    return (time.perf_counter() - t) * 1000 if ok else None
+
+
 async def load(url: str, questions: list[str], clients: int, seconds: float) -> dict[str, float]:
     latencies: list[float] = []
     errors = 0
@@ -169,18 +180,12 @@ async def load(url: str, questions: list[str], clients: int, seconds: float) -> 
             nonlocal errors
             n = i
             while time.perf_counter() < stop:
-                q = questions[n % len(questions)]
+                took = await timed_chat(client, url, questions[n % len(questions)])
                 n += clients
-                t = time.perf_counter()
-                try:
-                    r = await client.post(url + "/chat", json={"message": q})
-                    ok = r.status_code == 200 and r.json().get("exit_reason")
-                except httpx.HTTPError:
-                    ok = False
-                if ok:
-                    latencies.append((time.perf_counter() - t) * 1000)
-                else:
+                if took is None:
                     errors += 1
+                else:
+                    latencies.append(took)
 
         async def probe() -> None:
             async with httpx.AsyncClient(timeout=60) as own:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import free_port, terminate
+
 
 class ChromaServer:
     """`chroma run` on a fixed 127.0.0.1 port and path, stopped and started at will."""
@@ -22,9 +24,7 @@ class ChromaServer:
                 pytest.skip("chroma CLI not installed")
             cli = Path("chroma")
         self.cli, self.path = cli, path
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -48,10 +48,5 @@ class ChromaServer:
     def stop(self) -> None:
         if self.proc is None:
             return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        terminate(self.proc)
         self.proc = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,3 +147,17 @@ GUIDE = [
     chunk(3, "Docent streams answers as server-sent events from the stream endpoint.",
           source_file="streaming.md", section="Streaming"),
 ]
+
+
+def slow_answers(seconds: float) -> Callable[[list[BaseMessage]], AIMessage]:
+    """A model step: search, then, after `seconds`, answer naming the question answered
+    (for tests of turns that overlap in time)."""
+
+    def step(messages: list[BaseMessage]) -> AIMessage:
+        if messages[-1].type == "tool":
+            time.sleep(seconds)
+            asked = [m.content for m in messages if m.type == "human"][-1]
+            return AIMessage(f"Answer to {asked} [1].")
+        return call("tool-call limit", call_id=f"c{len(messages)}")
+
+    return step

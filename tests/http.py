@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -15,6 +16,16 @@ from docent.runtime import Runtime
 def client_for(graph: Any, settings: Settings, retriever: Any = None) -> TestClient:
     runtime = Runtime(settings=settings, graph=graph, retriever=retriever, model_id="scripted")
     return TestClient(create_app(settings, lambda _s: runtime), raise_server_exceptions=False)
+
+
+def post_at_once(posts: list[tuple[TestClient, dict[str, Any]]]) -> None:
+    """POST each body to /chat of its client at the same moment, one thread each; wait."""
+    threads = [threading.Thread(target=c.post, args=("/chat",), kwargs={"json": body})
+               for c, body in posts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def parse_sse(raw: bytes) -> list[dict[str, Any]]:

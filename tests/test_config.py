@@ -118,3 +118,12 @@ def test_example_env_lists_every_setting():
     for key in describe(load_settings()):
         if not key.startswith("("):
             assert f"{key}=" in example, key
+
+
+def test_a_redis_url_is_masked_and_a_bad_one_names_the_key_not_the_password(monkeypatch):
+    monkeypatch.setenv("DOCENT_REDIS_URL", "redis://:hunter2@redis.internal:6379/0")
+    assert describe(load_settings())["DOCENT_REDIS_URL"] == "********"
+    monkeypatch.setenv("DOCENT_REDIS_URL", "http://:hunter2@redis.internal:6379/0")
+    with pytest.raises(ConfigError, match="DOCENT_REDIS_URL") as failed:
+        load_settings()
+    assert "hunter2" not in str(failed.value)

@@ -23,6 +23,7 @@ from docent.exit_reasons import CANNED, REFUSAL, RETRYABLE, ExitReason
 from docent.failures import log_failure
 from docent.gaps import record_gap
 from docent.greeting import WELCOME, is_greeting
+from docent.metrics import count_run
 from docent.prompts import SELECTION_HEADER
 from docent.render import render_markdown
 from docent.runtime import Runtime
@@ -112,7 +113,7 @@ async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
     """Run the agent to the end and return the response object."""
     started = time.perf_counter()
     if is_greeting(turn.message) and not turn.selected_text:
-        return to_response(greeting_state(), turn, started, runtime.model_id)
+        return _noted(runtime, turn, to_response(greeting_state(), turn, started, runtime.model_id))
     try:
         state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
     except Exception as exc:  # noqa: BLE001 - reported as LLM_ERROR, detail to the log
@@ -125,7 +126,8 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
     """(event name, JSON-able data) pairs; the terminal `on_chain_end` always comes last."""
     started = time.perf_counter()
     if is_greeting(turn.message) and not turn.selected_text:
-        yield "on_chain_end", to_response(greeting_state(), turn, started, runtime.model_id)
+        greeted = to_response(greeting_state(), turn, started, runtime.model_id)
+        yield "on_chain_end", _noted(runtime, turn, greeted)
         return
     final: dict[str, Any] | None = None
     # Tokens carry the citation numbers the final answer will have (see CitationStream).
@@ -162,7 +164,9 @@ async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[s
 
 
 def _noted(runtime: Runtime, turn: ChatTurn, response: dict[str, Any]) -> dict[str, Any]:
-    """Append a refused question to the opt-in gap log."""
+    """Count the run in the metrics; append a refused question to the opt-in gap log."""
+    meta = response["metadata"]
+    count_run(response["exit_reason"], meta["model"], meta["fallback_used"])
     log_path = runtime.settings.gap_log
     if log_path and response["response"] == REFUSAL:
         try:

@@ -6,8 +6,11 @@ import argparse
 import asyncio
 import logging
 import os
+import shutil
 import sys
-from collections.abc import AsyncIterator, Sequence
+import tempfile
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -71,14 +74,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _ingest(settings: Settings, path: Path | None, reset: bool, progress: bool) -> int:
-    from docent.ingest import IngestError, ingest_path
-    from docent.retrieval.store import EmbeddingMismatchError
+    import time
 
+    from docent.ingest import IngestError, IngestReport, ingest_path
+    from docent.ingest_status import IngestStatus, publish
+    from docent.retrieval.store import EmbeddingMismatchError
+    from docent.state.client import shared_state
+
+    # The servers' /metrics show this run's progress (docent.ingest_status).
+    shared, started = shared_state(settings), time.time()
+    publish(settings, IngestStatus(started=started), shared)
+    report: IngestReport | None = None
     try:
         report = ingest_path(path or settings.docs_path, settings, reset=reset, progress=progress)
     except (IngestError, EmbeddingMismatchError) as exc:
         print(f"docent ingest: {exc}", file=sys.stderr)  # noqa: T201
         return 1
+    finally:
+        publish(settings, IngestStatus.ended(started, report), shared)
     print(report.summary())  # noqa: T201
     return 0
 
@@ -88,7 +101,12 @@ async def _ask(settings: Settings, question: str) -> int:
     from docent.runtime import build_runtime
 
     runtime = build_runtime(settings)
-    await print_stream(stream_chat(runtime, ChatTurn(message=question)), sys.stdout)
+    try:
+        await print_stream(stream_chat(runtime, ChatTurn(message=question)), sys.stdout)
+    finally:
+        runtime.close()
+        if runtime.shared is not None:
+            await runtime.shared.aclose()
     return 0
 
 
@@ -132,12 +150,30 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
     configure_logging(settings.log_level)
     if workers > 1:
         # Each worker process builds its own app (and deadlines) from the environment.
-        uvicorn.run("docent.api.app:app_from_env", factory=True, workers=workers,
-                    **worker_options(settings, host, port))
+        with _multiprocess_metrics():
+            uvicorn.run("docent.api.app:app_from_env", factory=True, workers=workers,
+                        **worker_options(settings, host, port))
     else:
         app = create_app(settings, build_runtime)
         uvicorn.Server(server_config(app, settings, host, port)).run()
     return 0
+
+
+@contextmanager
+def _multiprocess_metrics() -> Iterator[None]:
+    """prometheus-client's multiprocess mode for the workers: each writes its counters to
+    files in one fresh directory, and a scrape of any worker sums them all. The variable is
+    prometheus-client's own, read by each worker at import; an operator's own is kept."""
+    if "PROMETHEUS_MULTIPROC_DIR" in os.environ:
+        yield
+        return
+    path = tempfile.mkdtemp(prefix="docent-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    try:
+        yield
+    finally:
+        del os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _eval(settings: Settings, args: argparse.Namespace) -> int:

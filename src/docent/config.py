@@ -207,6 +207,26 @@ class Settings(BaseSettings):
         "X-Forwarded-For names the client; '*' trusts any peer. Empty: the header is ignored.",
     )
 
+    # --- state shared by replicas ---
+    redis_url: SecretStr | None = Field(
+        None,
+        description="redis://[:password@]host:port/db (or rediss://, unix://) of the Redis every "
+        "replica shares: sessions, rate limits, caches. Unset: all in this process's memory.",
+    )
+    redis_prefix: str = Field(
+        "docent:", min_length=1, max_length=64,
+        description="Prefix of every Redis key docent writes, so deployments can share a Redis.",
+    )
+    redis_timeout_seconds: float = Field(
+        0.5, gt=0, le=30, description="Longest wait for one Redis call before Redis counts as down."
+    )
+    session_lock_seconds: float = Field(
+        30.0, ge=1, le=3600,
+        description="With Redis: how long a session stays locked after the replica running its "
+        "turn died (the lock is renewed while a turn runs).",
+    )
+    metrics_enabled: bool = Field(True, description="Serve Prometheus metrics at GET /metrics.")
+
     # --- caches ---
     retrieval_cache_size: int = Field(1024, ge=0, description="0 disables the cache.")
     retrieval_cache_ttl_seconds: float = Field(3600.0, gt=0)
@@ -264,6 +284,15 @@ class Settings(BaseSettings):
                     f"{entry!r} is not an IP address or network (such as 10.0.0.5, "
                     "10.0.0.0/8 or ::1), nor '*'"
                 ) from None
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(
+            ("redis://", "rediss://", "unix://")
+        ):
+            raise ValueError("a Redis URL starts with redis://, rediss:// or unix://")
         return value
 
     @field_validator("collection")
@@ -333,7 +362,8 @@ def load_settings(**overrides: Any) -> Settings:
         for err in exc.errors():
             name = str(err["loc"][0]) if err["loc"] else ""
             if name in Settings.model_fields:
-                shown = "***" if "key" in name else repr(err.get("input"))
+                secret = "key" in name or name == "redis_url"  # a URL may hold a password
+                shown = "***" if secret else repr(err.get("input"))
                 problems.append(f"{env_key(name)}: {err['msg']} (got {shown})")
             else:  # a rule across several keys: its message names them
                 problems.append(str(err["msg"]).removeprefix("Value error, "))

@@ -8,10 +8,13 @@ from dataclasses import dataclass
 from langgraph.graph.state import CompiledStateGraph
 
 from docent.agent.graph import build_graph
+from docent.agent.llm_cache import ReplyCache, decode_reply, encode_reply
 from docent.config import Settings
 from docent.models.factory import build_chat_models
 from docent.models.unit_vectors import AnswerVectors
+from docent.retrieval.cache import ResultCache, decode_hits, encode_hits
 from docent.retrieval.types import Retriever
+from docent.state.client import SharedState, shared_state
 
 
 @dataclass(frozen=True)
@@ -23,11 +26,14 @@ class Runtime:
     retriever: Retriever
     model_id: str
     pool: ThreadPoolExecutor | None = None  # the bounded pool CPU work runs in
+    shared: SharedState | None = None  # the Redis replicas share (DOCENT_REDIS_URL), if any
 
     def close(self) -> None:
         """Let the pool's threads end once their work is done."""
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.shared is not None:
+            self.shared.close()
 
 
 def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
@@ -42,14 +48,33 @@ def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
     from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.recovering import RecoveringRetriever
 
+    shared = shared_state(settings)
+    results, replies = shared_caches(settings, shared)
     # One model, shared by the retriever and the extractive answerer.
     embedder = MiniLMEmbedder(threads=settings.embed_threads)
     # Reopens its store after a failure, or when the data directory was replaced.
-    retriever = RecoveringRetriever(settings, embedder, lazy=lazy_store)
+    retriever = RecoveringRetriever(settings, embedder, lazy=lazy_store, cache=results)
     # CPU work (searches, composing) runs in a bounded pool, off the event loop: past its
     # size requests queue instead of piling threads onto two cores, and /health never waits.
     pool = ThreadPoolExecutor(settings.worker_threads, thread_name_prefix="docent-cpu")
     chain = build_chat_models(settings, AnswerVectors(embedder, retriever), pool)
-    graph = build_graph(chain, retriever, settings, pool=pool)
+    graph = build_graph(chain, retriever, settings, pool=pool, reply_cache=replies)
     return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id,
-                   pool=pool)
+                   pool=pool, shared=shared)
+
+
+def shared_caches(
+    settings: Settings, shared: SharedState | None
+) -> tuple[ResultCache | None, ReplyCache | None]:
+    """The results and reply caches on Redis; (None, None) keeps both in memory."""
+    if shared is None:
+        return None, None
+    from docent.state.caches import AsyncRedisStore, RedisStore
+
+    size, ttl = settings.retrieval_cache_size, settings.retrieval_cache_ttl_seconds
+    results = ResultCache(size, ttl,
+                          RedisStore(shared, "retrieval", ttl, size, encode_hits, decode_hits))
+    size, ttl = settings.llm_cache_size, settings.llm_cache_ttl_seconds
+    replies = ReplyCache(size, ttl,
+                         AsyncRedisStore(shared, "reply", ttl, size, encode_reply, decode_reply))
+    return results, replies

@@ -1,7 +1,8 @@
-"""Server-side conversations: in memory, expiring, a sliding window of turns.
+"""Server-side conversations: expiring, a sliding window of turns, one turn at a time.
 
-`SessionStore` is the interface a shared store (Redis, a database) can implement later.
-Nothing here is ever written to disk.
+`SessionStore` is the interface; `InMemorySessions` (here) keeps them in this process,
+`docent.state.sessions.RedisSessions` in the Redis every replica shares. Nothing here is
+ever written to disk.
 """
 
 from __future__ import annotations
@@ -10,37 +11,55 @@ import asyncio
 import time
 import uuid
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 SessionStatus = Literal["new", "continued", "restarted"]
 Turn = tuple[str, str]  # (user message, assistant answer)
+History = list[tuple[Literal["user", "assistant"], str]]
 
 
 @dataclass
-class Session:
-    """One conversation: its id and its most recent turns."""
+class SessionRef:
+    """A session as a store hands it out: its id (a store may keep more)."""
 
     id: str
-    turns: deque[Turn]
-    last_active: float
+
+
+@dataclass
+class Session(SessionRef):
+    """One conversation in memory: its most recent turns, last use and turn lock."""
+
+    turns: deque[Turn] = field(default_factory=deque)
+    last_active: float = 0.0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
-    def history(self) -> list[tuple[Literal["user", "assistant"], str]]:
-        out: list[tuple[Literal["user", "assistant"], str]] = []
-        for question, answer in self.turns:
-            out += [("user", question), ("assistant", answer)]
-        return out
+    def history(self) -> History:
+        return as_history(self.turns)
+
+
+def as_history(turns: Iterable[Turn]) -> History:
+    """Turns as alternating user and assistant messages, oldest first."""
+    out: History = []
+    for question, answer in turns:
+        out += [("user", question), ("assistant", answer)]
+    return out
 
 
 class SessionStore(Protocol):
-    def open(self, session_id: str | None) -> tuple[Session, SessionStatus]:
+    async def open(self, session_id: str | None) -> tuple[SessionRef, SessionStatus]:
         """The live session for `session_id`, or a fresh one; raises `SessionsFull`."""
         ...
 
-    def record(self, session: Session, question: str, answer: str) -> None: ...
+    def hold(self, session: SessionRef) -> AbstractAsyncContextManager[History]:
+        """Hold the session for a whole turn (turns never interleave); yields its history."""
+        ...
+
+    async def record(self, session: SessionRef, question: str, answer: str) -> None:
+        """Append a finished turn (called while holding the session)."""
+        ...
 
 
 class SessionsFull(RuntimeError):
@@ -65,8 +84,12 @@ class InMemorySessions:
         self._max_sessions = max_sessions
         self._sessions: OrderedDict[str, Session] = OrderedDict()
 
-    def open(self, session_id: str | None) -> tuple[Session, SessionStatus]:
+    async def open(self, session_id: str | None) -> tuple[Session, SessionStatus]:
         """The live session for `session_id`, or a fresh one (under the same id if given)."""
+        return self.open_now(session_id)
+
+    def open_now(self, session_id: str | None) -> tuple[Session, SessionStatus]:
+        """`open`, without awaiting: nothing in memory needs to wait."""
         now = self._clock()
         self._expire(now)
         session = self._sessions.get(session_id) if session_id else None
@@ -85,7 +108,18 @@ class InMemorySessions:
         self._sessions[session.id] = session
         return session, "restarted" if session_id else "new"
 
-    def record(self, session: Session, question: str, answer: str) -> None:
+    @asynccontextmanager
+    async def hold(self, session: SessionRef) -> AsyncIterator[History]:
+        assert isinstance(session, Session)
+        async with session.lock:
+            yield session.history()
+
+    async def record(self, session: SessionRef, question: str, answer: str) -> None:
+        assert isinstance(session, Session)
+        self.record_now(session, question, answer)
+
+    def record_now(self, session: Session, question: str, answer: str) -> None:
+        """`record`, without awaiting."""
         session.turns.append((question, answer))
         if self._sessions.get(session.id) is session:  # an evicted one is kept nowhere
             self._touch(session, self._clock())
@@ -121,9 +155,3 @@ class InMemorySessions:
         if len(self._sessions) >= self._max_sessions:
             raise SessionsFull(f"all {self._max_sessions} sessions are mid-turn")
 
-
-@asynccontextmanager
-async def exclusive(session: Session) -> AsyncIterator[Session]:
-    """Hold the session for a whole run so concurrent requests never interleave turns."""
-    async with session.lock:
-        yield session

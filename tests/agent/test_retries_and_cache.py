@@ -140,7 +140,7 @@ async def test_the_same_model_name_behind_another_server_is_not_served_from_the_
             settings = load_settings(_env_file=None, data_dir=tmp_path, llm_provider="openai",
                                      openai_base_url=server.url, openai_model="same-name")
             graph = build_graph(build_chat_models(settings), FakeRetriever(chunks=list(GUIDE)),
-                                settings, cache=shared)
+                                settings, reply_cache=shared)
             answers.append((await graph.ainvoke(question))["response"])
         assert len(first.requests) == 1 and len(second.requests) == 1
     assert answers[0].endswith("[1].") and not answers[1].endswith("[1].")

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.sessions import InMemorySessions
-from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
-from tests.http import client_for
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call, slow_answers
+from tests.http import client_for, post_at_once
 
 
 def answering(text: str = "Set it [1]."):
@@ -95,25 +94,10 @@ def test_stateless_messages_make_no_session(settings):
 
 
 def test_concurrent_requests_on_one_session_never_interleave(settings):
-    def slow_step(messages):
-        if messages[-1].type == "tool":
-            time.sleep(0.3)
-            return AIMessage(f"Answer to {human_texts({'messages': messages})[-1]} [1].")
-        return call("tool-call limit", call_id=f"c{len(messages)}")
-
-    client, model = client_with(settings, [slow_step] * 20, llm_cache_size=0)
+    client, model = client_with(settings, [slow_answers(0.3)] * 20, llm_cache_size=0)
     with client:
         sid = client.post("/chat", json={"message": "first limit"}).json()["session_id"]
-        results = {}
-
-        def ask(q):
-            results[q] = client.post("/chat", json={"message": q, "session_id": sid}).json()
-
-        threads = [threading.Thread(target=ask, args=(q,)) for q in ("A limit", "B limit")]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        post_at_once([(client, {"message": q, "session_id": sid}) for q in ("A limit", "B limit")])
         client.post("/chat", json={"message": "last limit", "session_id": sid})
     asked = human_texts(model.calls[-1])
     assert asked[0] == "first limit" and asked[-1] == "last limit"

@@ -65,14 +65,15 @@ def build_graph(
     settings: Settings,
     *,
     model_id: str | None = None,
-    cache: ReplyCache | None = None,
     pool: Executor | None = None,
+    reply_cache: ReplyCache | None = None,
 ) -> CompiledStateGraph:
     """Compile the agent around a chat model (or a fallback chain) and a retriever.
 
     Tests pass fakes. With a chain, each model is tried in order, after its own retries.
-    `cache` lets graphs share one reply cache; by default the graph has its own. Searches
-    run in `pool` (see `docent.runtime`), else in the loop's default executor.
+    Searches run in `pool` (see `docent.runtime`), else in the loop's default executor.
+    Replies are cached in `reply_cache` (graphs may share one; on Redis, replicas share it),
+    else in the graph's own, in memory.
     """
     search_tool = make_search_tool(
         retriever, settings.top_k, retries=settings.tool_retries,
@@ -80,8 +81,7 @@ def build_graph(
         pool=pool,
     )
     chain = ModelChain(model, [search_tool], settings, model_id)
-    if cache is None:
-        cache = ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
+    cache = reply_cache or ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 
     def check_input(state: AgentState) -> dict[str, Any]:
         # The first node of every run: a thread's earlier run leaves nothing but messages.
@@ -128,7 +128,7 @@ def build_graph(
         key = payload_key(chain.primary_cache_id, tools, prompt)
         update: dict[str, Any] = {"turns": turns + 1}
 
-        reply = cache.get(key)
+        reply = await cache.get(key)
         update["cached"] = reply is not None  # the last call, the one that answers, decides
         if reply is not None:
             update["model_used"] = chain.primary
@@ -148,7 +148,7 @@ def build_graph(
             usage: dict[str, Any] = dict(reply.usage_metadata or {})
             update["tokens_used"] = state.get("tokens_used", 0) + usage.get("total_tokens", 0)
             if used == chain.primary and (reply.tool_calls or reply.text.strip()):
-                cache.put(key, reply)
+                await cache.put(key, reply)
 
         if not reply.tool_calls and not reply.text.strip():
             if state.get("reasked"):

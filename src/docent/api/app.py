@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi_offline import FastAPIOffline
+from prometheus_fastapi_instrumentator import Instrumentator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from docent.api.errors import error_response, install_error_handlers
-from docent.api.guard import ChatGate, Prepared
+from docent import metrics
+from docent.api.errors import ApiError, error_response, install_error_handlers
+from docent.api.guard import ChatGate, Prepared, build_gate
 from docent.api.limits import RequestLimits
 from docent.api.openapi import install_openapi
 from docent.api.request_ids import RequestIds
 from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
-from docent.chat import run_chat, stream_chat
+from docent.chat import run_chat, stream_chat, to_response
 from docent.config import Settings
+from docent.exit_reasons import ExitReason
+from docent.ingest_status import read as read_ingest_status
 from docent.runtime import Runtime
 from docent.web import router as web_router
 
@@ -52,8 +57,13 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorBody, "description": "BODY_TOO_LARGE (over DOCENT_MAX_BODY_BYTES)"},
     429: {"model": ErrorBody, "description": "RATE_LIMITED (see the Retry-After header)"},
     500: {"model": ErrorBody, "description": "INTERNAL_ERROR"},
-    503: {"model": ErrorBody, "description": "SERVER_BUSY (every session is mid-turn)"},
+    503: {"model": ErrorBody, "description": "SERVER_BUSY (every session is mid-turn), "
+          "SESSIONS_UNAVAILABLE (Redis is down; see the Retry-After header)"},
 }
+SESSIONS_UNAVAILABLE_TEXT = (
+    "Conversations are unavailable for a moment, so I can't continue this one right now. "
+    "Please try again in a moment."
+)
 
 
 STORE_CHECK_TIMEOUT = 2.0  # seconds /health and /ready wait for the chunk count
@@ -82,10 +92,12 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         if warm_up is not None:  # so the first question doesn't pay for loading the model
             await asyncio.to_thread(warm_up)
         app.state.runtime = runtime
-        app.state.gate = ChatGate(settings)
+        app.state.gate = build_gate(settings, runtime.shared)
         app.state.chunks_seen = 0
         yield
         runtime.close()
+        if runtime.shared is not None:
+            await runtime.shared.aclose()
 
     # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the assets the
     # fastapi-offline package ships, not from a CDN, so they work offline.
@@ -109,6 +121,11 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
 
     app.add_middleware(RequestIds)
 
+    if settings.metrics_enabled:  # outside the limits, so refused requests are timed too
+        Instrumentator(excluded_handlers=["/metrics"]).add(metrics.observe_request).instrument(
+            app
+        )
+
     if settings.trusted_proxies:  # outermost: every check sees the client it names
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
 
@@ -117,10 +134,10 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         body: ChatRequest, request: Request, runtime: RuntimeDep, gate: GateDep
     ) -> dict[str, Any]:
         """Answer one question from the docs, with citations and an exit reason."""
-        prepared = gate.admit(body, request)
+        prepared = await gate.admit(body, request)
         async with prepared.hold() as turn:
             result = await run_chat(runtime, turn)
-            prepared.finish(result)
+            await prepared.finish(result)
         return result
 
     @app.post(
@@ -137,7 +154,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         body: ChatRequest, request: Request, runtime: RuntimeDep, gate: GateDep
     ) -> EventSourceResponse:
         """The same answer as Server-Sent Events: tokens, tool events, then `on_chain_end`."""
-        prepared = gate.admit(body, request)
+        prepared = await gate.admit(body, request)
         return EventSourceResponse(
             _frames(runtime, prepared), ping=runtime.settings.sse_ping_seconds,
             ping_message_factory=_ping,
@@ -170,11 +187,23 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
             checks["store"] = "ok"
         except Exception:  # noqa: BLE001 - reported as a failed check (a probe polls: no log line)
             checks["store"], checks["chunks"] = "unreachable", 0
+        if runtime.shared is not None:
+            checks["redis"] = "ok" if await runtime.shared.ping() else "unreachable"
         if checks["store"] == "ok" and checks["chunks"] > 0 and checks["models"]:
-            return JSONResponse({"status": "ready", "checks": checks})
+            # Every replica shares the one Redis: taking them all out of the balancer would
+            # stop what still works without it (CONTRACT.md, "Redis outage").
+            status = "degraded" if checks.get("redis") == "unreachable" else "ready"
+            return JSONResponse({"status": status, "checks": checks})
         return error_response(
             request, 503, "NOT_READY", "docent is not ready to answer yet.", checks=checks
         )
+
+    if settings.metrics_enabled:
+
+        @app.get("/metrics", include_in_schema=False)
+        async def prometheus_metrics(runtime: RuntimeDep) -> Response:
+            """Prometheus text format: counters of every worker, gauges read now."""
+            return Response(await _scrape(app, runtime), media_type=metrics.CONTENT_TYPE)
 
     app.include_router(web_router)
     return app
@@ -193,12 +222,50 @@ def app_from_env() -> FastAPI:
 
 async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[str, str]]:
     n = 0
-    async with prepared.hold() as turn:
+    async with AsyncExitStack() as stack:
+        try:
+            turn = await stack.enter_async_context(prepared.hold())
+        except ApiError:  # Redis went away since admission: the stream has begun, so the
+            # terminal frame says so (CONTRACT.md, "Redis outage")
+            yield {"event": "on_chain_end", "id": "1",
+                   "data": json.dumps(_sessions_unavailable(runtime, prepared))}
+            return
         async for event, data in stream_chat(runtime, turn):
             if event == "on_chain_end":
-                prepared.finish(data)
+                await prepared.finish(data)
             n += 1
             yield {"event": event, "id": str(n), "data": json.dumps(data)}
+
+
+def _sessions_unavailable(runtime: Runtime, prepared: Prepared) -> dict[str, Any]:
+    """The terminal response of a stream whose session could not be held."""
+    state = {"exit_reason": ExitReason.LLM_GENERATION_FAILURE, "retryable": True,
+             "response": SESSIONS_UNAVAILABLE_TEXT, "error_code": "SESSIONS_UNAVAILABLE"}
+    result = to_response(state, prepared.turn, time.perf_counter(), runtime.model_id)
+    if prepared.session is not None:
+        result["session_id"] = prepared.session.id
+        result["metadata"]["session_status"] = prepared.status
+    return result
+
+
+async def _scrape(app: FastAPI, runtime: Runtime) -> bytes:
+    """The exposition, with the gauges of shared things read now."""
+    try:
+        app.state.chunks_seen = await _count_chunks(runtime)
+    except Exception:  # noqa: BLE001 - the last count seen; /ready reports the store
+        pass
+    rows: list[metrics.Row] = [("docent_index_chunks", "Chunks in the index (the last count "
+                                "seen when the store did not answer).",
+                                float(app.state.chunks_seen), {})]
+    shared = runtime.shared
+    if shared is not None:
+        up = await shared.ping()
+        rows.append(("docent_redis_up", "1 if Redis answered the scrape's ping, else 0.",
+                     float(up), {}))
+    status = await asyncio.to_thread(read_ingest_status, runtime.settings, shared)
+    if status is not None:
+        rows += status.gauges()
+    return metrics.exposition(rows)
 
 
 async def _count_chunks(runtime: Runtime) -> int:

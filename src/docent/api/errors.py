@@ -26,11 +26,13 @@ class ApiError(Exception):
         code: str,
         message: str,
         headers: dict[str, str] | None = None,
+        quiet: bool = False,
         **extra: Any,
     ) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
         self.headers = headers or {}
+        self.quiet = quiet  # a 5xx already logged elsewhere (once, not per request)
 
 
 def error_response(
@@ -54,7 +56,7 @@ def error_response(
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        if exc.status >= 500:
+        if exc.status >= 500 and not exc.quiet:
             log.error(exc.message, extra={"request_id": request.state.request_id, **exc.extra})
         return error_response(
             request, exc.status, exc.code, exc.message, exc.headers, **exc.extra

@@ -44,7 +44,7 @@ class RequestLimits:
             await self._too_large(request, scope, receive, send)
             return
         limited = scope["method"] == "POST" and scope["path"] in LIMITED_PATHS
-        wait = _client_wait(request) if limited else 0.0
+        wait = await _client_wait(request) if limited else 0.0
         if wait:
             refused = rate_limited(wait)
             await error_response(
@@ -78,10 +78,10 @@ class RequestLimits:
         )(scope, receive, send)
 
 
-def _client_wait(request: Request) -> float:
+async def _client_wait(request: Request) -> float:
     """Seconds the client must wait under its hourly limit; 0 before start-up finished."""
     gate: Any = getattr(request.app.state, "gate", None)
-    return gate.client_wait(request) if gate is not None else 0.0
+    return await gate.client_wait(request) if gate is not None else 0.0
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -183,6 +183,7 @@ class ErrorCode(StrEnum):
     NOT_READY = "NOT_READY"
     BODY_TOO_LARGE = "BODY_TOO_LARGE"
     SERVER_BUSY = "SERVER_BUSY"
+    SESSIONS_UNAVAILABLE = "SESSIONS_UNAVAILABLE"
 
 
 class ErrorBody(BaseModel):

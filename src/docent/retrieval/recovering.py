@@ -32,6 +32,7 @@ from docent.retrieval.types import Hit
 if TYPE_CHECKING:
     import numpy as np
 
+    from docent.retrieval.cache import ResultCache
     from docent.retrieval.embeddings import Embedder
     from docent.retrieval.retriever import HybridRetriever
     from docent.retrieval.store import UnitVectors
@@ -54,9 +55,11 @@ class RecoveringRetriever:
     reopen_interval = 1.0  # seconds between attempts while reopening keeps failing
 
     def __init__(self, settings: Settings, embedder: Embedder,
-                 clock: Callable[[], float] = time.monotonic, *, lazy: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic, *, lazy: bool = False,
+                 cache: ResultCache | None = None) -> None:
         self._settings = settings
         self._embedder = embedder
+        self._cache = cache  # None: the retriever's own, in memory
         self._embedded = settings.chroma_url is None
         self._database = settings.store_path / "chroma.sqlite3"
         self._clock = clock
@@ -129,7 +132,7 @@ class RecoveringRetriever:
     def _build(self) -> HybridRetriever:
         from docent.retrieval.retriever import build_retriever
 
-        retriever = build_retriever(self._settings, self._embedder)
+        retriever = build_retriever(self._settings, self._embedder, self._cache)
         if self._embedded:
             self._identity = self._file_identity()
         return retriever

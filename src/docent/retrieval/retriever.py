@@ -27,10 +27,11 @@ from docent.retrieval.types import Chunk, Hit
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
 
 
-def build_retriever(settings: Settings, embedder: Embedder | None = None) -> HybridRetriever:
+def build_retriever(settings: Settings, embedder: Embedder | None = None,
+                    cache: ResultCache | None = None) -> HybridRetriever:
     """The store and retriever a process serves from; the model itself loads on first use."""
     embedder = embedder or MiniLMEmbedder()
-    return HybridRetriever(open_store(settings, embedder), embedder, settings)
+    return HybridRetriever(open_store(settings, embedder), embedder, settings, cache=cache)
 
 
 class HybridRetriever:
@@ -64,6 +65,7 @@ class HybridRetriever:
         check_names: bool | None = None,
         max_unknown_shift: float | None = None,
         check_values: bool | None = None,
+        cache: ResultCache | None = None,
     ) -> None:
         self.store = store
         self.min_coverage = settings.min_coverage if min_coverage is None else min_coverage
@@ -83,7 +85,7 @@ class HybridRetriever:
         self.per_file = per_file
         self.expand = expand
         self.expand_chars = expand_chars
-        self._cache = ResultCache(
+        self._cache = cache or ResultCache(
             settings.retrieval_cache_size, settings.retrieval_cache_ttl_seconds
         )
         self._index: KeywordIndex | None = None

@@ -1,0 +1,59 @@
+"""Real `docent serve` processes for tests, on free 127.0.0.1 ports, each with its own log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.processes import free_port, terminate
+
+
+def docent_env(**settings: str) -> dict[str, str]:
+    """This environment without any DOCENT_ setting, plus `settings`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    return {**env, "DOCENT_LLM_PROVIDER": "extractive", **settings}
+
+
+def run_docent(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`docent ARGS...`, checked."""
+    return subprocess.run([sys.executable, "-m", "docent.cli", *args], env=env, check=True,
+                          capture_output=True, text=True, timeout=300)
+
+
+@contextmanager
+def serving(env: dict[str, str], log: Path, *args: str,
+            pids: list[int] | None = None) -> Iterator[str]:
+    """`docent serve ARGS` until the block ends; yields its URL once /health answers (and
+    appends the process id to `pids`, if given)."""
+    port = free_port()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), *args],
+            env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    if pids is not None:
+        pids.append(proc.pid)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"docent serve did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        terminate(proc)
