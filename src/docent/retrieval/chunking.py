@@ -44,10 +44,14 @@ def pretty_stem(source_file: str) -> str:
 
 
 def page_url(base_url: str | None, source_file: str, slug: str) -> str:
-    """Deep link to a heading: base + path without `.md` (index.md -> its folder) + #slug."""
+    """Deep link to a heading: base + the page's path + #slug. A source's extension goes
+    (`.md`, `.markdown`, `.mdx`; `.rst` becomes `.html`, as Sphinx builds it), a built page
+    keeps its own; an index page links to its folder."""
     if not base_url:
         return ""
-    path = re.sub(r"\.(md|markdown)$", "", source_file)
+    path = re.sub(r"\.(md|markdown|mdx)$", "", source_file, flags=re.IGNORECASE)
+    path = re.sub(r"\.rst$", ".html", path, flags=re.IGNORECASE)
+    path = re.sub(r"(^|/)index(\.html?)?$", r"\1index", path, flags=re.IGNORECASE)
     if path == "index" or path.endswith("/index"):
         path = path[: -len("index")]
     url = base_url.rstrip("/") + "/" + path
