@@ -108,6 +108,8 @@ def test_reingestion_invalidates_the_cache_and_the_keyword_index(tmp_path, data_
     # Another store object stands in for another process doing the ingestion.
     ingest_path(docs, data_settings, embedder=embedder, progress=False,
                 store=open_store(data_settings, embedder))
+    retriever.search("QWERTY_LIMIT", 3)  # notices the new fingerprint: the index follows
+    assert retriever.wait_for_keyword_index(timeout=30)
     hits = retriever.search("QWERTY_LIMIT", 3)
     assert hits[0].chunk.source_file == "limits.md"
     assert retriever.cache_info().hits == 0

@@ -75,8 +75,11 @@ def chunk_markdown(
     max_tokens: int = 256,
     base_url: str | None = None,
     min_tokens: int = 48,
+    url: str | None = None,
 ) -> list[Chunk]:
-    """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger."""
+    """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger.
+    Deep links start with the page's own `url` when known (a crawled page), else with
+    `base_url` and the file's path."""
     doc = parse_markdown(text, pretty_stem(source_file))
 
     def cost(part: str) -> int:
@@ -108,7 +111,8 @@ def chunk_markdown(
                 title=doc.title,
                 section_title=section_title,
                 slug=piece.slug,
-                page_url=page_url(base_url, source_file, piece.slug),
+                page_url=(f"{url}#{piece.slug}" if piece.slug else url) if url
+                else page_url(base_url, source_file, piece.slug),
                 text=body,
             )
         )
