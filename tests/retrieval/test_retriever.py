@@ -182,3 +182,14 @@ def test_a_chunk_written_after_the_keyword_index_was_built_is_still_found(
                            file_hash="x", source_root=str(tmp_path))
     hits = retriever.search("quokka zebra umbrella", 3)
     assert hits[0].chunk == late
+
+
+def test_warm_up_loads_the_vector_index_too(tmp_path, data_settings, fake_embedder, monkeypatch):
+    """At 100,000 chunks Chroma takes seconds to load its index: before /ready, not after."""
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder)
+    asked: list[int] = []
+    real = retriever.store.nearest
+    monkeypatch.setattr(retriever.store, "nearest", lambda v, n: asked.append(n) or real(v, n))
+    retriever.warm_up()
+    assert asked == [1]

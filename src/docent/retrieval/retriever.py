@@ -237,9 +237,11 @@ class HybridRetriever:
         ][: self.expand]
 
     def warm_up(self) -> None:
-        """Load the embedding model and the keyword index now, not on the first search."""
-        self.embedder.embed(["warm up"])
+        """Load the embedding model, the keyword index and Chroma's vector index now, not
+        on the first search (at 100,000 chunks each takes seconds)."""
+        vector = self.query_vector("warm up")
         self.keyword_index()
+        self.store.nearest(vector, 1)
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
         """The BM25 index of the collection's contents (see `_keyword_index`)."""
