@@ -24,7 +24,7 @@ _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Class and id words (camelCase and kebab-case split) that mark page chrome.
 _CHROME_WORDS = {
     "toc", "breadcrumb", "breadcrumbs", "pagination", "sidebar", "headerlink", "navbar",
-    "copybutton", "skip", "related", "prev", "next", "footer", "admonition-icon",
+    "copybutton", "skip", "related", "footer",
 }
 _CHROME_PHRASES = (
     "table-of-contents", "hash-link", "edit-this-page", "last-updated", "button-group",
