@@ -21,8 +21,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="docent", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_ingest = sub.add_parser("ingest", help="index a folder of markdown docs")
-    p_ingest.add_argument("path", nargs="?", type=Path, help="default: DOCENT_DOCS_PATH")
+    p_ingest = sub.add_parser(
+        "ingest", help="index a folder of docs (.md, .mdx, .rst, .html) or a site's sitemap")
+    p_ingest.add_argument("path", nargs="?", help="a folder, a file or https://site/sitemap.xml "
+                          "(default: DOCENT_DOCS_PATH)")
     p_ingest.add_argument("--reset", action="store_true", help="rebuild the index from scratch")
     p_ingest.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -73,21 +75,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def _ingest(settings: Settings, path: Path | None, reset: bool, progress: bool) -> int:
+def _ingest(settings: Settings, path: str | None, reset: bool, progress: bool) -> int:
     import time
 
+    from docent.crawl import CrawlError, crawl, is_url, mirror_dir
     from docent.ingest import IngestError, IngestReport, ingest_path
     from docent.ingest_status import IngestStatus, publish
     from docent.retrieval.store import EmbeddingMismatchError
     from docent.state.client import shared_state
+
+    def log(line: str) -> None:
+        if progress:
+            print(line, file=sys.stderr, flush=True)  # noqa: T201
 
     # The servers' /metrics show this run's progress (docent.ingest_status).
     shared, started = shared_state(settings), time.time()
     publish(settings, IngestStatus(started=started), shared)
     report: IngestReport | None = None
     try:
-        report = ingest_path(path or settings.docs_path, settings, reset=reset, progress=progress)
-    except (IngestError, EmbeddingMismatchError) as exc:
+        if path is not None and is_url(path):
+            mirror = mirror_dir(settings.data_dir, path)
+            crawled = crawl(path, mirror, concurrency=settings.crawl_concurrency, log=log)
+            print(crawled.summary())  # noqa: T201
+            report = ingest_path(mirror, settings, reset=reset, progress=progress,
+                                 page_urls=crawled.urls)
+        else:
+            report = ingest_path(Path(path) if path else settings.docs_path, settings,
+                                 reset=reset, progress=progress)
+    except (IngestError, EmbeddingMismatchError, CrawlError) as exc:
         print(f"docent ingest: {exc}", file=sys.stderr)  # noqa: T201
         return 1
     finally:

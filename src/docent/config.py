@@ -123,6 +123,11 @@ class Settings(BaseSettings):
         description="Leave out of the index the lines ingestion reports as looking like "
         "secrets or instructions aimed at the assistant (they are reported either way).",
     )
+    crawl_concurrency: int = Field(
+        4, ge=1, le=16,
+        description="Pages `docent ingest https://site/sitemap.xml` fetches at once (one at a "
+        "time when the site's robots.txt sets a crawl delay).",
+    )
     chunk_max_tokens: int = Field(
         256, ge=64, le=512, description="Largest chunk, in embedding-model tokens."
     )
@@ -241,6 +246,16 @@ class Settings(BaseSettings):
     )
     embed_threads: int = Field(
         1, ge=1, le=64, description="onnxruntime threads per embedding call."
+    )
+    ingest_threads: int = Field(
+        2, ge=1, le=64,
+        description="onnxruntime threads of the embedder `docent ingest` uses: it runs alone, "
+        "so it may use every core (bench/README.md has measurements).",
+    )
+    ingest_batch_size: int = Field(
+        8, ge=1, le=256,
+        description="Chunks per model run at ingestion; small batches of chunks sorted by "
+        "length waste little on padding (bench/README.md has measurements).",
     )
 
     # --- HTTP ---

@@ -1,24 +1,37 @@
-"""Ingestion: markdown files under a folder into the store, incrementally by content hash."""
+"""Ingestion: doc files under a folder into the store, incrementally by content hash.
+
+Two passes. The plan reads every file, skips those whose hash is unchanged, converts the
+rest to markdown (`docent.formats`), screens and chunks them, and keeps the chunks whose id
+(a hash of their text) and metadata are already stored: only new chunk texts are embedded.
+Then the queue (`docent.ingestion.pipeline`) embeds those across files in length-sorted
+batches and writes them, with progress counted in chunks.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.config import Settings
-from docent.models.unit_vectors import UNITS_VERSION, encode_chunks
+from docent.formats import FORMATS, SUFFIXES, format_of
+from docent.ingestion.pipeline import EmbeddingQueue, FileWork
+from docent.ingestion.progress import ChunkProgress
+from docent.models.unit_vectors import UNITS_VERSION
+from docent.retrieval import keyword_store
+from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.checkpoint import persist_vector_index
 from docent.retrieval.chunking import chunk_markdown
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
-from docent.retrieval.store import DocStore, drop_collection, open_store
+from docent.retrieval.store import DocStore, drop_collection, new_fingerprint, open_store
 from docent.retrieval.suspicious import Finding, find_suspicious, without_lines
+from docent.retrieval.types import Chunk
 
-SUFFIXES = (".md", ".markdown")
-_BAR_MIN_FILES = 50  # below this a run is quick enough to need no progress bar
+log = logging.getLogger(__name__)
 
 
 class IngestError(Exception):
@@ -38,7 +51,8 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
     suspicious: list[tuple[str, Finding]] = field(default_factory=list)  # (file, line found)
     dropped_suspicious: bool = True  # the suspicious lines were left out of the index
-    chunks_written: int = 0
+    chunks_written: int = 0  # chunks embedded and written
+    chunks_reused: int = 0  # chunks of changed files kept as stored: their text is unchanged
     total_chunks: int = 0
     seconds: float = 0.0
     rebuilt: bool = False  # every file re-embedded: the index predates this unit-vector format
@@ -48,8 +62,9 @@ class IngestReport:
         text = (
             f"Ingested {self.root}: {self.files_seen} files seen, {self.added} added, "
             f"{self.updated} updated, {self.removed} removed, {self.unchanged} unchanged, "
-            f"{len(self.skipped)} skipped; {self.chunks_written} chunks written, "
-            f"{self.total_chunks} in the store; {self.seconds:.1f} s."
+            f"{len(self.skipped)} skipped; {self.chunks_written} chunks written"
+            + (f" ({self.chunks_reused} unchanged chunks kept)" if self.chunks_reused else "")
+            + f", {self.total_chunks} in the store; {self.seconds:.1f} s."
         )
         if self.rebuilt:
             text += " Every file was re-embedded: the index was built by an older docent."
@@ -66,14 +81,21 @@ class IngestReport:
         return text
 
 
-def markdown_files(root: Path) -> Iterator[Path]:
-    """Markdown files under `root`, sorted, leaving out hidden folders such as .git."""
+def doc_files(root: Path) -> Iterator[Path]:
+    """Doc files (`docent.formats.SUFFIXES`) under `root`, sorted, leaving out hidden
+    folders such as .git."""
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts[:-1]):
             continue
         if path.suffix.lower() in SUFFIXES and path.is_file():
             yield path
+
+
+def ingest_embedder(settings: Settings) -> MiniLMEmbedder:
+    """The embedder ingestion runs alone with: its own threads and batch size."""
+    return MiniLMEmbedder(batch_size=settings.ingest_batch_size,
+                          threads=settings.ingest_threads)
 
 
 def _decode(data: bytes) -> tuple[str | None, str]:
@@ -86,6 +108,20 @@ def _decode(data: bytes) -> tuple[str | None, str]:
     return text, ""
 
 
+@dataclass
+class _Run:
+    """One ingestion's fixed inputs."""
+
+    settings: Settings
+    store: DocStore
+    embedder: Embedder
+    source_root: str
+    base_url: str | None
+    page_urls: dict[str, str]
+    known: dict[str, str]
+    report: IngestReport
+
+
 def ingest_path(
     path: str | Path,
     settings: Settings,
@@ -94,16 +130,20 @@ def ingest_path(
     store: DocStore | None = None,
     embedder: Embedder | None = None,
     progress: bool = True,
+    base_url: str | None = None,
+    page_urls: Mapping[str, str] | None = None,
 ) -> IngestReport:
-    """Bring the store in step with the markdown under `path`; bad files are skipped, reported."""
+    """Bring the store in step with the doc files under `path`; bad files are skipped and
+    reported. Deep links are a file's URL in `page_urls` (by relative path: a crawled
+    site), else `base_url` (default `DOCENT_DOCS_BASE_URL`) and the file's path."""
     started = time.perf_counter()
     root = Path(path).expanduser()
     if not root.exists():
-        raise IngestError(f"docs path not found: {root} (pass a folder of markdown files)")
+        raise IngestError(f"docs path not found: {root} (pass a folder of doc files)")
     single = root.is_file()
-    files = [root] if single else list(markdown_files(root))
+    files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
-    embedder = embedder or MiniLMEmbedder()
+    embedder = embedder or ingest_embedder(settings)
     embedded = store is None and settings.chroma_url is None  # the store under data_dir
     if store is None:
         if reset:  # before opening: the old collection may come from another model
@@ -111,67 +151,45 @@ def ingest_path(
         store = open_store(settings, embedder)
     elif reset:
         store.reset()
-    source_root = str(base.resolve())
     report = IngestReport(root=str(root), files_seen=len(files),
                           dropped_suspicious=settings.drop_suspicious_lines)
+    source_root = str(base.resolve())
     known = store.files(source_root)
     # An index without this version's answer-unit vectors: embed every file again.
     report.rebuilt = bool(known) and store.units_version() != UNITS_VERSION
-    base_url = str(settings.docs_base_url) if settings.docs_base_url else None
-    present: set[str] = set()
-    changed = completed = False
-    show = progress and (sys.stderr.isatty() or len(files) >= _BAR_MIN_FILES)
+    if base_url is None and settings.docs_base_url:
+        base_url = str(settings.docs_base_url)
+    run = _Run(settings, store, embedder, source_root, base_url, dict(page_urls or {}), known,
+               report)
+    completed = False
     try:
-        for file in _progress(files, show):
+        if progress and not sys.stderr.isatty():
+            sys.stderr.write(f"ingest: reading {len(files)} files\n")
+        present: set[str] = set()
+        work: list[FileWork] = []
+        for file in files:
             rel = file.relative_to(base).as_posix()
             present.add(rel)
-            try:
-                data = file.read_bytes()
-            except OSError as exc:
-                # Content unknown: keep whatever was ingested from it before.
-                report.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
-                continue
-            digest = hashlib.sha256(data).hexdigest()
-            if known.get(rel) == digest and not report.rebuilt:
-                report.unchanged += 1
-                continue
-            text, reason = _decode(data)
-            chunks = []
-            if text is not None:
-                text = _screen(text, rel, report, settings.drop_suspicious_lines)
-                chunks = chunk_markdown(
-                    text, rel, count_tokens=embedder.count_tokens,
-                    max_tokens=settings.chunk_max_tokens, base_url=base_url,
-                )
-                reason = "" if chunks else "no content besides headings and page chrome"
-            if rel in known:
-                store.delete_files([rel], source_root)
-                changed = True
-            if not chunks:
-                report.skipped.append((rel, reason))
-                report.removed += rel in known
-                continue
-            vectors, units = encode_chunks(embedder, chunks)
-            store.upsert(chunks, vectors, file_hash=digest, source_root=source_root,
-                         units=units)
-            changed = True
-            report.chunks_written += len(chunks)
-            if rel in known:
-                report.updated += 1
-            else:
-                report.added += 1
+            planned = _plan(run, file, rel)
+            if planned is not None:
+                work.append(planned)
+        _embed(run, work, progress)
         gone = [] if single else sorted(set(known) - present)
         if gone:
             store.delete_files(gone, source_root)
             report.removed += len(gone)
-            changed = True
         completed = True
     finally:
+        changed = bool(report.added or report.updated or report.removed)
         # Written last, after every chunk, so a reader never pairs new data with an old index.
         if changed:
+            fingerprint = new_fingerprint()
+            if completed:
+                _save_keyword_index(settings, store, fingerprint)
             # A rebuild cut short leaves old chunks without unit vectors: keep the old
             # version so the next run rebuilds again.
-            store.touch(units_version=UNITS_VERSION if completed or not report.rebuilt else None)
+            store.touch(units_version=UNITS_VERSION if completed or not report.rebuilt else None,
+                        fingerprint=fingerprint)
     if changed and embedded:
         persist_vector_index(settings)  # so readers open the store without writing to it
     report.total_chunks = store.count()
@@ -179,17 +197,103 @@ def ingest_path(
     return report
 
 
+def _save_keyword_index(settings: Settings, store: DocStore, fingerprint: str) -> None:
+    """Save the keyword index of the store's final contents under the fingerprint about to
+    be written, so a server that sees the fingerprint finds the index ready: at 100,000
+    chunks loading it takes seconds, building it a minute or more."""
+    try:
+        keyword_store.save(KeywordIndex(store.all_chunks()), keyword_store.index_dir(settings),
+                           fingerprint)
+    except OSError as exc:  # the index is only a head start: a server builds its own
+        log.warning("could not save the keyword index", extra={"detail": str(exc)[:500]})
+
+
+def _plan(run: _Run, file: Path, rel: str) -> FileWork | None:
+    """What a file needs: None when it is unchanged or has no content (then its old chunks,
+    if any, are removed here); else its chunks, split into those to embed and those kept."""
+    report, store = run.report, run.store
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        # Content unknown: keep whatever was ingested from it before.
+        report.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    if run.known.get(rel) == digest and not report.rebuilt:
+        report.unchanged += 1
+        return None
+    chunks, reason = _chunks(run, data, rel)
+    if not chunks:
+        report.skipped.append((rel, reason))
+        if rel in run.known:
+            store.delete_files([rel], run.source_root)
+            report.removed += 1
+        return None
+    work = FileWork(rel=rel, digest=digest, n_chunks=len(chunks), fresh=chunks)
+    if rel in run.known:
+        report.updated += 1
+        stored = store.file_chunks(rel, run.source_root)
+        new_ids = {c.chunk_id for c in chunks}
+        work.stale = [i for i in stored if i not in new_ids]
+        if not report.rebuilt:
+            same = [c.chunk_id for c in chunks if stored.get(c.chunk_id) == c]
+            with_units = store.with_units(same)
+            work.kept = [i for i in same if i in with_units]
+            kept = set(work.kept)
+            work.fresh = [c for c in chunks if c.chunk_id not in kept]
+            report.chunks_reused += len(kept)
+    else:
+        report.added += 1
+    return work
+
+
+def _chunks(run: _Run, data: bytes, rel: str) -> tuple[list[Chunk], str]:
+    """A file's chunks, or none and the reason."""
+    text, reason = _decode(data)
+    if text is None:
+        return [], reason
+    # A file named on the command line is read as markdown whatever its name.
+    fmt = format_of(rel) or FORMATS[".md"]
+    drop = run.settings.drop_suspicious_lines
+    try:
+        if fmt.screen_source:
+            text = fmt.convert(_screen(text, rel, run.report, drop))
+        else:
+            text = _screen(fmt.convert(text), rel, run.report, drop)
+    except Exception as exc:  # noqa: BLE001 - one odd page never stops the ingestion
+        return [], f"could not be converted from {fmt.name} ({type(exc).__name__})"
+    chunks = chunk_markdown(
+        text, rel, count_tokens=run.embedder.count_tokens,
+        max_tokens=run.settings.chunk_max_tokens, base_url=run.base_url,
+        url=run.page_urls.get(rel),
+    )
+    return chunks, "" if chunks else "no content besides headings and page chrome"
+
+
+def _embed(run: _Run, work: list[FileWork], progress: bool) -> None:
+    """Embed and write the planned files' new chunks."""
+    total = sum(len(w.fresh) for w in work)
+    bar = ChunkProgress(total) if progress and total else None
+
+    def finished(done: FileWork) -> None:
+        run.report.chunks_written += done.n_chunks - len(done.kept)
+
+    queue = EmbeddingQueue(
+        run.store, run.embedder, run.source_root,
+        on_embedded=bar.update if bar is not None else (lambda n: None),
+        on_finished=finished,
+    )
+    try:
+        for each in work:
+            queue.add(each)
+        queue.close()
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def _screen(text: str, rel: str, report: IngestReport, drop: bool) -> str:
     """Report the lines that look like secrets or injected instructions; drop them if asked."""
     findings = find_suspicious(text)
     report.suspicious += [(rel, f) for f in findings]
     return without_lines(text, findings) if drop and findings else text
-
-
-def _progress(files: list[Path], show: bool) -> Iterator[Path]:
-    if not show:
-        yield from files
-        return
-    from tqdm import tqdm
-
-    yield from tqdm(files, desc="ingesting", unit="file", file=sys.stderr)

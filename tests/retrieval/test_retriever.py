@@ -108,6 +108,7 @@ def test_reingestion_invalidates_the_cache_and_the_keyword_index(tmp_path, data_
     # Another store object stands in for another process doing the ingestion.
     ingest_path(docs, data_settings, embedder=embedder, progress=False,
                 store=open_store(data_settings, embedder))
+    # The search notices the new fingerprint and waits (up to `stale_wait`) for the index.
     hits = retriever.search("QWERTY_LIMIT", 3)
     assert hits[0].chunk.source_file == "limits.md"
     assert retriever.cache_info().hits == 0
@@ -180,3 +181,14 @@ def test_a_chunk_written_after_the_keyword_index_was_built_is_still_found(
                            file_hash="x", source_root=str(tmp_path))
     hits = retriever.search("quokka zebra umbrella", 3)
     assert hits[0].chunk == late
+
+
+def test_warm_up_loads_the_vector_index_too(tmp_path, data_settings, fake_embedder, monkeypatch):
+    """At 100,000 chunks Chroma takes seconds to load its index: before /ready, not after."""
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder)
+    asked: list[int] = []
+    real = retriever.store.nearest
+    monkeypatch.setattr(retriever.store, "nearest", lambda v, n: asked.append(n) or real(v, n))
+    retriever.warm_up()
+    assert asked == [1]

@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import Chunk
@@ -21,6 +22,13 @@ _STOPWORDS = frozenset(
     "do does did doing can could should would how what when where which who whom why "
     "have has had having am been being from so than too very just about".split()
 )
+
+
+def new_bm25() -> Any:
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG
+    return bm25s.BM25()
 
 
 @lru_cache(maxsize=65536)
@@ -79,27 +87,43 @@ class KeywordIndex:
     """A BM25 index over the `embedding_text` of a fixed list of chunks."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
-        import bm25s
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG
-
-        self.chunks = list(chunks)
-        self.by_id = {c.chunk_id: c for c in self.chunks}
-        self._bm25 = bm25s.BM25()
-        corpus = [tokenize(embedding_text(c)) for c in self.chunks]
+        corpus = [tokenize(embedding_text(c)) for c in chunks]
         # In how many chunks each term occurs: the sufficiency check weighs terms by it.
-        self.doc_freq: Counter[str] = Counter(t for terms in corpus for t in set(terms))
-        # The same by root (the most frequent form's count): "deploy" when docs say "deployment".
+        doc_freq: Counter[str] = Counter(t for terms in corpus for t in set(terms))
+        # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole.
+        raw_words = frozenset(w.lower() for c in chunks for w in RAW_WORD.findall(c.text))
+        bm25 = new_bm25()
+        if chunks:
+            bm25.index(corpus, show_progress=False)
+        self._set(list(chunks), bm25, doc_freq, raw_words)
+
+    @classmethod
+    def from_parts(
+        cls, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str]
+    ) -> KeywordIndex:
+        """An index from what `docent.retrieval.keyword_store` saved of one."""
+        index = cls.__new__(cls)
+        index._set(chunks, bm25, doc_freq, raw_words)
+        return index
+
+    def _set(
+        self, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str]
+    ) -> None:
+        self.chunks = chunks
+        self.by_id = {c.chunk_id: c for c in chunks}
+        self._bm25 = bm25
+        self.doc_freq = doc_freq
+        self.raw_words = raw_words
+        # doc_freq by root (the most frequent form's count): "deploy" when docs say "deployment".
         self.root_freq: dict[str, int] = {}
-        for term, freq in self.doc_freq.items():
+        for term, freq in doc_freq.items():
             r = root(term)
             self.root_freq[r] = max(self.root_freq.get(r, 0), freq)
-        # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole.
-        self.raw_words: frozenset[str] = frozenset(
-            w.lower() for c in self.chunks for w in RAW_WORD.findall(c.text)
-        )
-        if self.chunks:
-            self._bm25.index(corpus, show_progress=False)
+
+    @property
+    def bm25(self) -> Any:
+        """The bm25s model (unfitted when there are no chunks)."""
+        return self._bm25
 
     def search(self, query: str, n: int) -> list[tuple[Chunk, float]]:
         """Up to `n` chunks sharing a term with `query`, best first, with BM25 scores."""

@@ -44,10 +44,14 @@ def pretty_stem(source_file: str) -> str:
 
 
 def page_url(base_url: str | None, source_file: str, slug: str) -> str:
-    """Deep link to a heading: base + path without `.md` (index.md -> its folder) + #slug."""
+    """Deep link to a heading: base + the page's path + #slug. A source's extension goes
+    (`.md`, `.markdown`, `.mdx`; `.rst` becomes `.html`, as Sphinx builds it), a built page
+    keeps its own; an index page links to its folder."""
     if not base_url:
         return ""
-    path = re.sub(r"\.(md|markdown)$", "", source_file)
+    path = re.sub(r"\.(md|markdown|mdx)$", "", source_file, flags=re.IGNORECASE)
+    path = re.sub(r"\.rst$", ".html", path, flags=re.IGNORECASE)
+    path = re.sub(r"(^|/)index(\.html?)?$", r"\1index", path, flags=re.IGNORECASE)
     if path == "index" or path.endswith("/index"):
         path = path[: -len("index")]
     url = base_url.rstrip("/") + "/" + path
@@ -71,8 +75,11 @@ def chunk_markdown(
     max_tokens: int = 256,
     base_url: str | None = None,
     min_tokens: int = 48,
+    url: str | None = None,
 ) -> list[Chunk]:
-    """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger."""
+    """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger.
+    Deep links start with the page's own `url` when known (a crawled page), else with
+    `base_url` and the file's path."""
     doc = parse_markdown(text, pretty_stem(source_file))
 
     def cost(part: str) -> int:
@@ -104,7 +111,8 @@ def chunk_markdown(
                 title=doc.title,
                 section_title=section_title,
                 slug=piece.slug,
-                page_url=page_url(base_url, source_file, piece.slug),
+                page_url=(f"{url}#{piece.slug}" if piece.slug else url) if url
+                else page_url(base_url, source_file, piece.slug),
                 text=body,
             )
         )

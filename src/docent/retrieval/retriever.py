@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 
@@ -9,6 +10,7 @@ import numpy as np
 from cachetools import LRUCache
 
 from docent.config import Settings
+from docent.retrieval import keyword_store
 from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
@@ -24,6 +26,7 @@ from docent.retrieval.sufficiency import (
 )
 from docent.retrieval.types import Chunk, Hit
 
+log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
 
 
@@ -45,6 +48,10 @@ class HybridRetriever:
     bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
     vectors, clipped to 0..1, for every hit, keyword-only ones included; it never sets order.
     """
+
+    # Seconds a search waits for the keyword index of a newer fingerprint before it goes on
+    # with the older one (see `_keyword_index`); well under the search timeout.
+    stale_wait = 2.0
 
     def __init__(
         self,
@@ -91,6 +98,12 @@ class HybridRetriever:
         self._index: KeywordIndex | None = None
         self._index_fingerprint: str | None = None
         self._index_lock = threading.Lock()
+        self._first_build = threading.Lock()
+        self._wanted: str | None = None  # the fingerprint a background refresh is after
+        self._refreshing = False
+        self._settled = threading.Event()  # set while no background refresh runs
+        self._settled.set()
+        self._index_dir = keyword_store.index_dir(settings)
         # Query vectors by text: the answerer reads the question's vector the search made.
         self._vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_QUERY_VECTORS)
         self._vectors_lock = threading.Lock()
@@ -120,12 +133,14 @@ class HybridRetriever:
         if cached is not None:
             return cached
         vector = self.query_vector(query)
-        hits = self._search(query, k, fingerprint, vector)
+        index, current = self._keyword_index(fingerprint)
+        hits = self._search(query, k, index, current, vector)
         if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
         if hits and self.check_values and not self.states_value(query, hits, fingerprint):
             return []  # it asks for a value no passage gives
-        self._cache.put(key, hits)
+        if current:  # answered while the new index was on its way: not for the cache
+            self._cache.put(key, hits)
         return hits
 
     def query_vector(self, text: str) -> np.ndarray:
@@ -190,12 +205,13 @@ class HybridRetriever:
         index = self.keyword_index(fingerprint)
         return coverage(query, hits, index.doc_freq, len(index.chunks), index.root_freq)
 
-    def _search(self, query: str, k: int, fingerprint: str, vector: np.ndarray) -> list[Hit]:
+    def _search(
+        self, query: str, k: int, index: KeywordIndex, current: bool, vector: np.ndarray
+    ) -> list[Hit]:
         depth = max(self.depth, k)
         by_id: dict[str, Chunk] = {}
         similarity: dict[str, float] = {}
         rankings: list[list[str]] = []
-        index = self.keyword_index(fingerprint)
         if self.weights[0] > 0:
             found = self.store.nearest(vector, depth)
             # The keyword index holds every chunk of this fingerprint; one written since
@@ -224,8 +240,11 @@ class HybridRetriever:
         ranked = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
         missing = [i for i in top if i not in similarity]
-        for chunk_id, stored in self.store.embeddings(missing).items():
-            similarity[chunk_id] = float(np.dot(stored, vector))
+        stored = self.store.embeddings(missing)
+        for chunk_id, row in stored.items():
+            similarity[chunk_id] = float(np.dot(row, vector))
+        if not current:  # an index older than the store: drop keyword hits deleted since
+            top = [i for i in top if i in similarity]
         return [
             Hit(chunk=by_id[i], score=min(max(similarity.get(i, 0.0), 0.0), 1.0))
             for i in top
@@ -243,15 +262,89 @@ class HybridRetriever:
         ][: self.expand]
 
     def warm_up(self) -> None:
-        """Load the embedding model and build the keyword index now, not on the first search."""
-        self.embedder.embed(["warm up"])
+        """Load the embedding model, the keyword index and Chroma's vector index now, not
+        on the first search (at 100,000 chunks each takes seconds)."""
+        vector = self.query_vector("warm up")
         self.keyword_index()
+        self.store.nearest(vector, 1)
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
-        """The BM25 index of the collection's contents, rebuilt when its fingerprint moves."""
+        """The BM25 index of the collection's contents (see `_keyword_index`)."""
+        return self._keyword_index(fingerprint)[0]
+
+    def _keyword_index(self, fingerprint: str | None = None) -> tuple[KeywordIndex, bool]:
+        """The keyword index, and whether it is the one of `fingerprint`.
+
+        The first call loads the saved index (`keyword_store`), or builds and saves it.
+        When the fingerprint moves on (an ingestion), the new one is loaded or built in a
+        background thread. A search waits for it up to `stale_wait` seconds (a saved or small
+        index is ready by then, and the refusal checks need the new words), then goes on
+        with the index in hand: rebuilding 100,000 chunks takes longer than a search may
+        wait, and no search should fail meanwhile.
+        """
         fingerprint = fingerprint if fingerprint is not None else self.store.fingerprint()
+        index, current = self._index_for(fingerprint)
+        if not current and self._settled.wait(self.stale_wait):
+            index, current = self._index_for(fingerprint)
+        return index, current
+
+    def _index_for(self, fingerprint: str) -> tuple[KeywordIndex, bool]:
+        """`_keyword_index` without the wait."""
         with self._index_lock:
-            if self._index is None or self._index_fingerprint != fingerprint:
-                self._index = KeywordIndex(self.store.all_chunks())
-                self._index_fingerprint = fingerprint
-            return self._index
+            index = self._index
+            if index is not None:
+                current = self._index_fingerprint == fingerprint
+                if not current and self._wanted != fingerprint:
+                    self._wanted = fingerprint
+                    if not self._refreshing:
+                        self._refreshing = True
+                        self._settled.clear()
+                        threading.Thread(target=self._refresh, name="docent-keyword-index",
+                                         daemon=True).start()
+                return index, current
+        with self._first_build:  # nothing to answer from yet: the first search waits
+            if self._index is None:
+                built = self._load_or_build(fingerprint)
+                with self._index_lock:
+                    self._index, self._index_fingerprint = built, fingerprint
+            return self._index_for(fingerprint)
+
+    def _refresh(self) -> None:
+        """Bring the keyword index to the newest fingerprint asked for, then stop."""
+        while True:
+            with self._index_lock:
+                target = self._wanted
+            try:
+                index = self._load_or_build(target) if target is not None else None
+            except Exception as exc:  # noqa: BLE001 - the old index serves; the next search retries
+                log.warning("keyword index rebuild failed; the previous index keeps serving",
+                            extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+                index = None
+            with self._index_lock:
+                if index is not None:
+                    self._index, self._index_fingerprint = index, target
+                if index is None or self._wanted == target:
+                    self._wanted = None
+                    self._refreshing = False
+                    self._settled.set()
+                    return
+
+    def wait_for_keyword_index(self, timeout: float | None = None) -> bool:
+        """Wait until no background refresh of the keyword index is under way; False when
+        `timeout` passed first (for tests and benchmarks: searches never wait for it)."""
+        return self._settled.wait(timeout)
+
+    def _load_or_build(self, fingerprint: str) -> KeywordIndex:
+        """The saved index of `fingerprint`, else one built from the store (and saved when
+        the store still has that fingerprint once read)."""
+        index = keyword_store.load(self._index_dir, fingerprint)
+        if index is not None:
+            return index
+        index = KeywordIndex(self.store.all_chunks())
+        if self.store.read_fingerprint() == fingerprint:
+            try:
+                keyword_store.save(index, self._index_dir, fingerprint)
+            except OSError as exc:  # a read-only data dir: the index still serves from memory
+                log.warning("could not save the keyword index",
+                            extra={"path": str(self._index_dir), "detail": str(exc)[:500]})
+        return index

@@ -19,6 +19,7 @@ MODEL_KEY = "docent_embedding_model"
 DIM_KEY = "docent_embedding_dim"
 FINGERPRINT_KEY = "docent_fingerprint"
 UNITS_KEY = "docent_units_version"
+FILE_CHUNKS_KEY = "file_chunks"  # per chunk: how many chunks its file has
 # The companion collection of answer-unit vectors is named after the chunks' collection.
 UNITS_SUFFIX = "-units"
 _CHUNK_META = [f.name for f in fields(Chunk) if f.name != "text"]
@@ -134,13 +135,13 @@ class DocStore:
                 self.name,
                 embedding_function=None,
                 configuration={"hnsw": {"space": "cosine"}},
-                metadata={**self._base_metadata(), FINGERPRINT_KEY: _new_fingerprint()},
+                metadata={**self._base_metadata(), FINGERPRINT_KEY: new_fingerprint()},
                 get_or_create=True,
             )
         meta = collection.metadata or {}
         model, dim = meta.get(MODEL_KEY), meta.get(DIM_KEY)
         if model is None and collection.count() == 0:
-            fresh = {**self._base_metadata(), FINGERPRINT_KEY: _new_fingerprint()}
+            fresh = {**self._base_metadata(), FINGERPRINT_KEY: new_fingerprint()}
             collection.modify(metadata=fresh)
         elif model != self.embedder.name or dim != self.embedder.dim:
             raise EmbeddingMismatchError(
@@ -160,24 +161,26 @@ class DocStore:
 
     def fingerprint(self) -> str:
         """Changes whenever an ingestion changed the collection, in any process."""
-        value = self._read_fingerprint()
+        value = self.read_fingerprint()
         foreign = value != self._seen and value not in _WRITTEN_HERE
         if self._seen is not None and foreign and self._reopen is not None:
             # Another process re-ingested: an embedded client's vector index is stale.
             with self._lock:
                 self.client = self._reopen()
                 self._units = None
-            value = self._read_fingerprint()
+            value = self.read_fingerprint()
         self._seen = value
         return value
 
-    def _read_fingerprint(self) -> str:
+    def read_fingerprint(self) -> str:
+        """The fingerprint as stored now, without reopening anything."""
         return str((self._current().metadata or {}).get(FINGERPRINT_KEY, ""))
 
-    def touch(self, units_version: int | None = None) -> str:
+    def touch(self, units_version: int | None = None, fingerprint: str | None = None) -> str:
         """Record that the contents changed (and, given `units_version`, that every chunk's
-        unit vectors are of that version); returns the new fingerprint."""
-        value = _new_fingerprint()
+        unit vectors are of that version); returns the new fingerprint (`fingerprint`, made
+        by `new_fingerprint`, when given)."""
+        value = fingerprint or new_fingerprint()
         meta = {**self._base_metadata(), FINGERPRINT_KEY: value}
         kept = (self._current().metadata or {}).get(UNITS_KEY)
         version = units_version if units_version is not None else kept
@@ -219,14 +222,18 @@ class DocStore:
     def upsert(
         self, chunks: Sequence[Chunk], embeddings: np.ndarray, *, file_hash: str,
         source_root: str, units: Sequence[UnitVectors] | None = None,
+        file_chunks: int | None = None,
     ) -> None:
-        """Write the chunks of one file with their vectors, and with each chunk's packed
-        unit vectors (`docent.models.unit_vectors.pack`) when given."""
+        """Write chunks of one file with their vectors, and with each chunk's packed
+        unit vectors (`docent.models.unit_vectors.pack`) when given. `file_chunks`, the
+        number of chunks the whole file has, lets `files` tell a file written only in part."""
         for start in range(0, len(chunks), _PAGE):
             part = chunks[start : start + _PAGE]
             ids = [c.chunk_id for c in part]
             vectors = np.asarray(embeddings[start : start + _PAGE], dtype=np.float32)
-            where = {"file_hash": file_hash, "source_root": source_root}
+            where: dict[str, Any] = {"file_hash": file_hash, "source_root": source_root}
+            if file_chunks is not None:
+                where[FILE_CHUNKS_KEY] = file_chunks
             self._collection.upsert(
                 ids=ids,
                 embeddings=vectors,
@@ -241,7 +248,8 @@ class DocStore:
                     ids=ids,
                     embeddings=vectors,
                     metadatas=[
-                        {"source_file": c.source_file, **where, "keys": keys, "vectors": blob}
+                        {"source_file": c.source_file, "file_hash": file_hash,
+                         "source_root": source_root, "keys": keys, "vectors": blob}
                         for c, (keys, blob) in zip(part, packed, strict=True)
                     ],
                 )
@@ -255,6 +263,21 @@ class DocStore:
             self._collection.delete(where=where)
             self._units_collection().delete(where=where)
 
+    def delete_ids(self, ids: Sequence[str]) -> None:
+        """Remove these chunks (and their unit vectors)."""
+        for start in range(0, len(ids), _PAGE):
+            part = list(ids[start : start + _PAGE])
+            self._collection.delete(ids=part)
+            self._units_collection().delete(ids=part)
+
+    def keep(self, ids: Sequence[str], *, file_hash: str, file_chunks: int) -> None:
+        """Mark chunks kept from an earlier version of their file as belonging to its
+        current content (their text, vector and unit vectors are unchanged)."""
+        meta = {"file_hash": file_hash, FILE_CHUNKS_KEY: file_chunks}
+        for start in range(0, len(ids), _PAGE):
+            part = list(ids[start : start + _PAGE])
+            self._collection.update(ids=part, metadatas=[meta] * len(part))
+
     # --- reads ---
 
     def count(self) -> int:
@@ -262,11 +285,37 @@ class DocStore:
         return int(self._current().count())
 
     def files(self, source_root: str) -> dict[str, str]:
-        """Files ingested from `source_root`, each with the content hash it was ingested at."""
-        out: dict[str, str] = {}
+        """Files ingested from `source_root`, each with the content hash it was ingested at;
+        "" for a file whose chunks disagree or are fewer than it had (a run cut short)."""
+        hashes: dict[str, set[str]] = {}
+        counts: dict[str, int] = {}
+        expected: dict[str, int] = {}
         for _, _, meta in self._scan(where={"source_root": source_root}, documents=False):
-            out[str(meta["source_file"])] = str(meta["file_hash"])
-        return out
+            name = str(meta["source_file"])
+            hashes.setdefault(name, set()).add(str(meta["file_hash"]))
+            counts[name] = counts.get(name, 0) + 1
+            if FILE_CHUNKS_KEY in meta:  # absent in stores written before it existed
+                expected[name] = int(meta[FILE_CHUNKS_KEY])
+        return {
+            name: next(iter(seen))
+            if len(seen) == 1 and expected.get(name, counts[name]) == counts[name] else ""
+            for name, seen in hashes.items()
+        }
+
+    def file_chunks(self, source_file: str, source_root: str) -> dict[str, Chunk]:
+        """The stored chunks of one file, by id, with text."""
+        where = {"$and": [{"source_root": source_root}, {"source_file": source_file}]}
+        return {i: _to_chunk(doc or "", meta) for i, doc, meta in self._scan(where=where)}
+
+    def with_units(self, ids: Sequence[str]) -> set[str]:
+        """Those of `ids` that have stored unit vectors."""
+        units = self._units_collection(create=False)
+        if units is None or not ids:
+            return set()
+        found: set[str] = set()
+        for start in range(0, len(ids), _PAGE):
+            found.update(units.get(ids=list(ids[start : start + _PAGE]), include=[])["ids"])
+        return found
 
     def all_chunks(self) -> list[Chunk]:
         """Every chunk, for building a keyword index from the collection itself."""
@@ -375,7 +424,7 @@ def unpack(keys: str, blob: str, dim: int) -> UnitVectors:
     return dict(zip(names, matrix, strict=True))
 
 
-def _new_fingerprint() -> str:
+def new_fingerprint() -> str:
     value = uuid.uuid4().hex
     _WRITTEN_HERE.add(value)
     return value
