@@ -54,6 +54,26 @@ def test_a_duration_counts_with_the_heading_saying_what_it_is_about():
                       "Validators who fail the minimum stake get a cooldown of 7 days.")
 
 
+def test_a_bare_number_is_a_duration_when_its_neighbourhood_names_the_unit():
+    question = "How long does a docent session last before it expires?"
+    assert states(question, "| `DOCENT_SESSION_TTL_SECONDS` | 1800 |")
+    assert states(question, "A session expires after a time in seconds.\nDefaults to 1800.")
+    assert not states(question, "| `DOCENT_SESSION_MAX_COUNT` | 1800 |")
+
+
+def test_a_frequency_in_words_is_a_duration():
+    assert states("How often is the validator set rotated?",
+                  "The validator set is rotated quarterly.")
+    assert not states("How often is the validator set rotated?",
+                      "The validator set is rotated by a vote.")
+
+
+def test_a_value_of_no_particular_kind_is_not_checked():
+    # "What chain ID", "what is its address": any digit would state one, so nothing to check.
+    assert measure_of("What chain ID do I enter?") == Measure("number")
+    assert states("What chain ID do I enter?", "The network is live.")
+
+
 def test_only_the_clause_asking_for_the_value_must_be_covered():
     text = "Set `DOCENT_TOP_K` to change it; the default is 5 passages."
     assert states("How many passages does a search return, and can a client change that "

@@ -3,10 +3,13 @@
 "How much disk space does a full node need?" is not answered by passages about nodes that
 never give a size: every word of the question is in the docs, only the value is not. A
 question that asks for a value (`docent.intent.measure_of`: a percentage, a duration, an
-amount of money, a size, a count, a version, a number) is answerable only when some
+amount of money, a size, a count, a version) is answerable only when some
 passage states one of that kind **next to what the question asks about**: in the same
 sentence or line, or the two before it (a crawled table puts a label and its value on
-neighbouring lines).
+neighbouring lines). A bare number is a duration when that neighbourhood names a unit of
+time ("a maximum time in seconds... Defaults to 600", `TIMEOUT_SECONDS | 30`). A value of
+no particular kind ("what chain ID", "what is its address") is not checked: any digit
+states one, and identifiers are everywhere in docs.
 
 "Next to what it asks about" means, in that neighbourhood or the passage's heading: every
 word naming the measured thing, when the question names one ("disk space", "sessions");
@@ -40,8 +43,9 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\s+\d+\b", re.I),
     "duration": re.compile(
         rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
-        rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|monthly|yearly|annually"
-        r"|instantly|immediately)\b",
+        rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
+        r"|quarterly|yearly|annually|instantly|immediately)\b"
+        r"|\bevery\s+(?:other\s+)?(?:day|week|month|quarter|year)\b",
         re.I,
     ),
     "money": re.compile(
@@ -86,6 +90,14 @@ _CLAUSE = re.compile(r"[,;?]\s*|\s+(?:and|or|but|while|if|when|unless|once|after
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
 _SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
+# A bare number is a duration when its neighbourhood names the unit: "Sets a maximum time in
+# seconds ... Defaults to 600.", or a setting named `..._TIMEOUT_SECONDS` in a table row.
+_BARE_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?![\w])")
+# Clock units only: "100 SOMI for the epoch" is an amount, not a duration.
+_TIME_UNIT_WORD = re.compile(
+    r"(?:\b|_)(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|ttl)\b",
+    re.I,
+)
 # Markup whose digits are no values: images, link targets, HTML tags.
 _MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|<[^>]+>|https?://\S+")
 
@@ -97,7 +109,9 @@ def states_value(
     """False when the question asks for a value that no passage states next to what the
     question asks about; True otherwise (and for a question that asks for no value)."""
     measure = measure_of(question)
-    if measure is None:
+    if measure is None or measure.kind == "number":
+        # A value of no particular kind (an id, an address, "how much my vote counts"):
+        # any digit would state one, so the check could tell nothing but refuse wrongly.
         return True
     named = {stem(w) for w in measure.words} - _CUES
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
@@ -107,9 +121,9 @@ def states_value(
         segments = [s for s in _SEGMENT.split(text) if s.strip()]
         heading = hit.chunk.section_title or hit.chunk.title
         for i, segment in enumerate(segments):
-            if not _stated(measure, segment, named):
-                continue
             near = " ".join(segments[max(0, i - 2) : i + 1])
+            if not _stated(measure, segment, named, near):
+                continue
             words = set(tokenize(f"{heading} {near}"))
             if named <= words and (subject or _covered(words, weight)):
                 return True
@@ -145,9 +159,11 @@ def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
     return total == 0 or sum(w for t, w in weight.items() if t in words) >= _SHARE * total
 
 
-def _stated(measure: Measure, segment: str, named: set[str]) -> bool:
+def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     """Whether the segment states a value of the measure's kind (for a count: a number in
-    the same sentence as what is counted)."""
+    the same sentence as what is counted; for a duration, a bare number counts when its
+    neighbourhood `near` names a unit of time)."""
     if not _STATED[measure.kind].search(segment):
-        return False
+        return (measure.kind == "duration" and bool(_BARE_NUMBER.search(segment))
+                and bool(_TIME_UNIT_WORD.search(near)))
     return measure.kind != "count" or not named or bool(named & set(tokenize(segment)))
