@@ -12,7 +12,7 @@ import pytest
 from docent.evaluation.metrics import lead_statement
 from docent.intent import intent_of
 from docent.models.compose import compose_answer
-from docent.models.scoring import is_filler
+from docent.models.scoring import candidates, is_filler
 from docent.models.text import parse_references
 from tests.models.test_extractive import fake_vectors
 
@@ -68,6 +68,23 @@ The turn limit caps model calls at six."""
     answer = compose_answer("What are the limits on model calls per run?",
                             parse_references(text), fake_vectors(["limit"]))
     assert lead_statement(answer).startswith("The turn limit caps model calls")
+
+
+def test_an_empty_code_block_is_never_the_example():
+    # Ingestion dropped the sample token inside the fence (it looks like a secret).
+    text = """[1] JWT (jwt.md)
+A JWT is a JSON object codified in a long dense string. It looks like this:
+
+```
+```
+
+The token is signed, so you can verify that you issued it."""
+    refs = parse_references(text)
+    assert [c.unit.kind for c in candidates(refs)] == ["prose", "prose", "prose"]
+    answer = compose_answer("What does a JWT token look like?", refs,
+                            fake_vectors(["token", "jwt"]))
+    assert "```" not in answer
+    assert "It looks like this:" not in answer  # it announces what the answer cannot show
 
 
 def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():

@@ -111,7 +111,8 @@ class Candidate:
 
 
 def candidates(refs: Sequence[Reference]) -> list[Candidate]:
-    """Every unit of every passage, in passage and document order.
+    """Every unit of every passage, in passage and document order (an empty code block,
+    or a unit too long to quote, is none).
 
     A passage's page is the number of the first passage from its file: more passages of
     one page (retrieval can add them) rank, and count as relevant, with that page.
@@ -123,7 +124,7 @@ def candidates(refs: Sequence[Reference]) -> list[Candidate]:
         Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[source_of(ref)])
         for ref in refs
         for pos, unit in enumerate(_units(ref.body))
-        if unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS
+        if not unit.is_empty_code and (unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS)
     ]
 
 

@@ -45,7 +45,16 @@ class Unit:
     def is_code(self) -> bool:
         return self.kind == "code"
 
+    @property
+    def is_empty_code(self) -> bool:
+        """A code block with nothing between its fences (ingestion may drop a line that
+        looks like a secret, a sample token say): nothing to show."""
+        return self.is_code and not "".join(
+            line for line in self.text.splitlines() if not _FENCE.match(line.strip())
+        ).strip()
 
+
+_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 
