@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from docent.ingest import markdown_files
+from docent.ingest import doc_files
 from docent.models.unit_vectors import encode_chunks, scored_units
 from docent.retrieval.chunking import chunk_markdown, embedding_text
 from docent.retrieval.embeddings import MiniLMEmbedder
@@ -35,7 +35,7 @@ def main() -> None:
     args = ap.parse_args()
     embedder = MiniLMEmbedder(threads=args.threads)
     chunks = []
-    for path in markdown_files(args.docs):
+    for path in doc_files(args.docs):
         rel = path.relative_to(args.docs).as_posix()
         chunks += chunk_markdown(path.read_text(encoding="utf-8"), rel,
                                  count_tokens=embedder.count_tokens, max_tokens=256)

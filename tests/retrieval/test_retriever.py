@@ -192,3 +192,26 @@ def test_warm_up_loads_the_vector_index_too(tmp_path, data_settings, fake_embedd
     monkeypatch.setattr(retriever.store, "nearest", lambda v, n: asked.append(n) or real(v, n))
     retriever.warm_up()
     assert asked == [1]
+
+
+def test_stored_vectors_are_read_once_per_chunk_until_the_collection_changes(
+    tmp_path, data_settings
+):
+    embedder = FakeEmbedder()
+    docs = _corpus(tmp_path)
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0, check_names=False)
+    reads: list[list[str]] = []
+    real = retriever.store.unit_vectors
+    retriever.store.unit_vectors = lambda ids: reads.append(list(ids)) or real(ids)
+    ids = [h.chunk.chunk_id for h in retriever.search("music notes", 3)]
+    first = retriever.unit_vectors(ids)
+    assert set(first) == set(ids) and reads == [ids]
+    assert retriever.unit_vectors(ids).keys() == first.keys() and len(reads) == 1
+    # Another process re-ingests: the next search sees the new fingerprint, reads again.
+    write_docs(docs, {"limits.md": "# Limits\n\nQWERTY_LIMIT caps the rate.\n"})
+    ingest_path(docs, data_settings, embedder=embedder, progress=False,
+                store=open_store(data_settings, embedder))
+    retriever.search("music notes", 3)
+    retriever.unit_vectors(ids)
+    assert len(reads) == 2

@@ -21,7 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from docent.intent import Intent
@@ -204,7 +204,8 @@ def score(
         value = sm + w_lex * lx / top + _prior(c)
         fit = _FIT_HOWTO if intent.kind == "howto" else _FIT
         value += fit * fits(intent, c.unit) - _FILLER * filler
-        out.append(replace(c, lex=lx / top, score=value, filler=filler))
+        # The constructor, not dataclasses.replace: this runs for every unit of every answer.
+        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from cachetools import LRUCache
@@ -28,6 +29,10 @@ from docent.retrieval.types import Chunk, Hit
 
 log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
+# Stored vectors read back per chunk, kept for the chunks asked for most recently: reading
+# them from Chroma was 7% of a /chat's CPU. A chunk's unit vectors are ~15 KB, its own 1.5 KB.
+_UNIT_TABLES = 512
+_CHUNK_VECTORS = 4096
 
 
 def build_retriever(settings: Settings, embedder: Embedder | None = None,
@@ -107,6 +112,10 @@ class HybridRetriever:
         # Query vectors by text: the answerer reads the question's vector the search made.
         self._vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_QUERY_VECTORS)
         self._vectors_lock = threading.Lock()
+        # Both keyed by chunk id, emptied when the collection's fingerprint changes.
+        self._unit_tables: LRUCache[str, UnitVectors] = LRUCache(maxsize=_UNIT_TABLES)
+        self._chunk_vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_CHUNK_VECTORS)
+        self._stored_for: str | None = None
 
     def count(self) -> int:
         """Number of chunks indexed."""
@@ -122,6 +131,7 @@ class HybridRetriever:
         if not query or k <= 0:
             return []
         fingerprint = self.store.fingerprint()
+        self._forget_stored(fingerprint)
         # The fingerprint in the key makes any re-ingestion, by any process, a cache miss.
         key = cache_key(
             query, k, self.embedder.name, self.store.name, fingerprint, self.depth,
@@ -156,7 +166,30 @@ class HybridRetriever:
 
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         """Stored answer-unit vectors by chunk id (see docent.models.unit_vectors)."""
-        return self.store.unit_vectors(chunk_ids)
+        return self._stored(chunk_ids, self._unit_tables, self.store.unit_vectors)
+
+    def _stored(
+        self, chunk_ids: Sequence[str], kept: LRUCache[str, Any],
+        read: Callable[[Sequence[str]], Mapping[str, Any]],
+    ) -> dict[str, Any]:
+        """What `read` gives for `chunk_ids`, from `kept` when the chunk was read recently."""
+        with self._vectors_lock:
+            found = {i: kept[i] for i in chunk_ids if i in kept}
+        missing = [i for i in chunk_ids if i not in found]
+        if missing:
+            fresh = read(missing)
+            with self._vectors_lock:
+                kept.update(fresh)
+            found.update(fresh)
+        return found
+
+    def _forget_stored(self, fingerprint: str) -> None:
+        """Drop the vectors kept per chunk once the collection changed."""
+        with self._vectors_lock:
+            if fingerprint != self._stored_for:
+                self._unit_tables.clear()
+                self._chunk_vectors.clear()
+                self._stored_for = fingerprint
 
     def sufficient(
         self, query: str, hits: list[Hit], fingerprint: str | None = None,
@@ -240,7 +273,7 @@ class HybridRetriever:
         ranked = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
         missing = [i for i in top if i not in similarity]
-        stored = self.store.embeddings(missing)
+        stored = self._stored(missing, self._chunk_vectors, self.store.embeddings)
         for chunk_id, row in stored.items():
             similarity[chunk_id] = float(np.dot(row, vector))
         if not current:  # an index older than the store: drop keyword hits deleted since
