@@ -6,12 +6,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.processes import free_port, terminate
+from tests.processes import free_port, terminate, wait_for
 
 
 class ChromaServer:
@@ -34,16 +33,13 @@ class ChromaServer:
              "--path", str(self.path)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    pytest.skip("chroma server did not start within 30 s")
-                time.sleep(0.3)
+        if not wait_for(self.proc, self._listening, 30, interval=0.3):
+            self.stop()
+            pytest.skip("chroma server did not start within 30 s")
+
+    def _listening(self) -> bool:
+        socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        return True
 
     def stop(self) -> None:
         if self.proc is None:

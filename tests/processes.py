@@ -1,9 +1,12 @@
-"""Small helpers for the servers tests start: a free 127.0.0.1 port, a clean stop."""
+"""Small helpers for the servers tests start: a free 127.0.0.1 port, waiting for one to
+answer, a clean stop."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
+import time
+from collections.abc import Callable
 
 
 def free_port() -> int:
@@ -20,3 +23,21 @@ def terminate(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def wait_for(
+    proc: subprocess.Popen[bytes], ready: Callable[[], bool], seconds: float,
+    interval: float = 0.1,
+) -> bool:
+    """Poll `ready()` until it is true; False once `proc` exited or `seconds` passed.
+    `ready` may raise OSError (nothing listens yet): that counts as not ready."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if ready():
+                return True
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(interval)

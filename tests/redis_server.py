@@ -9,12 +9,11 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.processes import free_port, terminate
+from tests.processes import free_port, terminate, wait_for
 
 SKIP_REASON = "redis-server not installed (apt-get install redis-server; .ci/run installs it)"
 
@@ -38,19 +37,14 @@ class RedisServer:
              str(self.path), "--save", "", "--appendonly", "yes", "--protected-mode", "yes"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail("redis-server did not start within 20 s")
-            time.sleep(0.05)
+        if not wait_for(self.proc, self._pong, 20, interval=0.05):
+            self.stop()
+            pytest.fail("redis-server did not start within 20 s")
+
+    def _pong(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
 
     def stop(self) -> None:
         """SIGTERM: Redis writes its append-only file and exits."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.processes import free_port, terminate
+from tests.processes import free_port, terminate, wait_for
 
 
 def docent_env(**settings: str) -> dict[str, str]:
@@ -44,16 +43,14 @@ def serving(env: dict[str, str], log: Path, *args: str,
         pids.append(proc.pid)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
+        def healthy() -> bool:
             try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
+                return httpx.get(url + "/health", timeout=2).status_code == 200
             except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"docent serve did not start:\n{log.read_text()[-2000:]}")
-            time.sleep(0.2)
+                return False
+
+        if not wait_for(proc, healthy, 180, interval=0.2):
+            pytest.fail(f"docent serve did not start:\n{log.read_text()[-2000:]}")
         yield url
     finally:
         terminate(proc)
