@@ -8,6 +8,7 @@ or built: no search waits for a rebuild.
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -119,7 +120,14 @@ def test_searches_during_a_rebuild_are_answered_by_the_previous_index(
         hits = retriever.search("lantern command port 8400", 3)  # starts the rebuild
         assert reading.wait(10)
         # Answered while the rebuild is blocked; the deleted page's keyword hit is dropped.
+        waits = []
+        settled = retriever._settled
+        monkeypatch.setattr(retriever, "_settled", SimpleNamespace(
+            wait=lambda timeout=None: waits.append(timeout) or settled.wait(timeout),
+            set=settled.set, clear=settled.clear))
         during = retriever.search("lantern command starts server", 3)
+        assert waits == [retriever.stale_wait]  # once per search, not once per check
+        monkeypatch.setattr(retriever, "_settled", settled)
         assert "guide.md" not in [h.chunk.source_file for h in hits + during]
         assert not retriever.wait_for_keyword_index(timeout=0.1)
     finally:

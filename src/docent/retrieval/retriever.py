@@ -143,7 +143,8 @@ class HybridRetriever:
         if cached is not None:
             return cached
         vector = self.query_vector(query)
-        index, current = self._keyword_index(fingerprint)
+        # The one wait for a newer index; the refusal checks below read the same index.
+        index, current = self._keyword_index(fingerprint, wait=True)
         hits = self._search(query, k, index, current, vector)
         if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
@@ -302,22 +303,25 @@ class HybridRetriever:
         self.store.nearest(vector, 1)
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
-        """The BM25 index of the collection's contents (see `_keyword_index`)."""
+        """The BM25 index of the collection's contents (see `_keyword_index`); never waits
+        for a newer one."""
         return self._keyword_index(fingerprint)[0]
 
-    def _keyword_index(self, fingerprint: str | None = None) -> tuple[KeywordIndex, bool]:
+    def _keyword_index(
+        self, fingerprint: str | None = None, *, wait: bool = False
+    ) -> tuple[KeywordIndex, bool]:
         """The keyword index, and whether it is the one of `fingerprint`.
 
         The first call loads the saved index (`keyword_store`), or builds and saves it.
         When the fingerprint moves on (an ingestion), the new one is loaded or built in a
-        background thread. A search waits for it up to `stale_wait` seconds (a saved or small
-        index is ready by then, and the refusal checks need the new words), then goes on
-        with the index in hand: rebuilding 100,000 chunks takes longer than a search may
-        wait, and no search should fail meanwhile.
+        background thread. With `wait` (once per search) it is waited for up to
+        `stale_wait` seconds (a saved or small index is ready by then, and the refusal checks
+        need the new words), then the search goes on with the index in hand: rebuilding
+        100,000 chunks takes longer than a search may wait, and no search should fail.
         """
         fingerprint = fingerprint if fingerprint is not None else self.store.fingerprint()
         index, current = self._index_for(fingerprint)
-        if not current and self._settled.wait(self.stale_wait):
+        if wait and not current and self._settled.wait(self.stale_wait):
             index, current = self._index_for(fingerprint)
         return index, current
 
