@@ -54,7 +54,7 @@ class Unit:
         ).strip()
 
 
-_FENCE = re.compile(r"^(?:`{3,}|~{3,})")
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 
@@ -115,7 +115,7 @@ def split_units(body: str) -> list[Unit]:
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
-        fence = re.match(r"^(`{3,}|~{3,})", stripped)
+        fence = _FENCE.match(stripped)
         if fence:
             flush()
             code = [lines[i]]
