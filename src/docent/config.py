@@ -253,7 +253,7 @@ class Settings(BaseSettings):
         "so it may use every core (bench/README.md has measurements).",
     )
     ingest_batch_size: int = Field(
-        8, ge=1, le=256,
+        2, ge=1, le=256,
         description="Chunks per model run at ingestion; small batches of chunks sorted by "
         "length waste little on padding (bench/README.md has measurements).",
     )

@@ -15,10 +15,17 @@ from docent.agent.graph import build_graph
 from docent.config import load_settings
 from docent.ingest import ingest_path
 from docent.models.extractive import ExtractiveChatModel
-from docent.models.unit_vectors import AnswerVectors, locate, scored_units, unit_key
+from docent.models.unit_vectors import (
+    AnswerVectors,
+    encode_chunks,
+    locate,
+    scored_units,
+    unit_key,
+)
 from docent.retrieval.embeddings import MiniLMEmbedder
 from docent.retrieval.retriever import HybridRetriever
 from docent.retrieval.store import UNITS_KEY, open_store, pack, unpack
+from docent.retrieval.types import Chunk
 from tests.retrieval.conftest import FakeEmbedder, write_docs
 
 DOCS = {
@@ -141,6 +148,23 @@ def test_units_are_located_in_the_text_they_were_cut_from():
     got = [" ".join(text[a:b].split()) if (a, b) != (0, 0) else None for a, b in spans]
     assert got == ["Intro line", "First item here", "Second [item](http://x/y) here",
                    "turns | 6"]
+
+
+def test_a_unit_with_long_links_is_pooled_from_the_chunk_not_embedded_again():
+    # The embedded text has link targets cleaned out; a unit's words must be read the same
+    # way, or a unit whose link holds more words than its prose is "not found" and costs a
+    # model run of its own (a fifth of the FastAPI docs' model time went to such units).
+    body = ("See the [OpenAPI Response Object](https://github.com/OAI/OpenAPI-Specification/"
+            "blob/main/versions/3.1.0.md#response-object) for the fields.\n\n"
+            "- [Download Traefik](https://github.com/traefik/traefik/releases/latest/download),"
+            " a single binary.\n- Plain item.")
+    chunk = Chunk(chunk_id="c1", source_file="a.md", title="A", section_title="",
+                  slug="", page_url="", text=body)
+    embedder = CountingEmbedder()
+    vectors, [table] = encode_chunks(embedder, [chunk])
+    assert embedder.embedded == 1  # the chunk's own run, nothing else
+    assert set(table) == {unit_key(u.text) for u in scored_units(body)}
+    assert all(np.linalg.norm(v) == pytest.approx(1.0, abs=1e-2) for v in table.values())
 
 
 def test_packed_vectors_round_trip():

@@ -107,7 +107,8 @@ def encode(
     found: list[list[int]] = []
     for text, body, mine in zip(texts, bodies, units, strict=True):
         start = len(text) - len(clean_for_embedding(body))
-        located = locate([u.text for u in mine], text, max(start, 0))
+        # Located by their words as embedded: link targets and include paths cleaned out.
+        located = locate([clean_for_embedding(u.text) for u in mine], text, max(start, 0))
         found.append([k for k, span in enumerate(located) if span is not None])
         spans.append([span for span in located if span is not None])
     vectors, pooled = embedder.embed_spans(texts, spans)
