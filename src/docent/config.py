@@ -249,8 +249,8 @@ class Settings(BaseSettings):
     )
     ingest_threads: int = Field(
         2, ge=1, le=64,
-        description="onnxruntime threads of the embedder `docent ingest` uses: it runs alone, "
-        "so it may use every core (bench/README.md has measurements).",
+        description="Model runs `docent ingest` makes side by side, each on one onnxruntime "
+        "thread: it runs alone, so it may use every core (bench/README.md has measurements).",
     )
     ingest_batch_size: int = Field(
         2, ge=1, le=256,

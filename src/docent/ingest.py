@@ -93,9 +93,9 @@ def doc_files(root: Path) -> Iterator[Path]:
 
 
 def ingest_embedder(settings: Settings) -> MiniLMEmbedder:
-    """The embedder ingestion runs alone with: its own threads and batch size."""
-    return MiniLMEmbedder(batch_size=settings.ingest_batch_size,
-                          threads=settings.ingest_threads)
+    """The embedder ingestion runs with: its batch size, one onnxruntime thread per model
+    run (`DOCENT_INGEST_THREADS` runs go side by side, see `docent.ingestion.pipeline`)."""
+    return MiniLMEmbedder(batch_size=settings.ingest_batch_size, threads=1)
 
 
 def _decode(data: bytes) -> tuple[str | None, str]:
@@ -281,13 +281,14 @@ def _embed(run: _Run, work: list[FileWork], progress: bool) -> None:
     queue = EmbeddingQueue(
         run.store, run.embedder, run.source_root,
         on_embedded=bar.update if bar is not None else (lambda n: None),
-        on_finished=finished,
+        on_finished=finished, parallel=run.settings.ingest_threads,
     )
     try:
         for each in work:
             queue.add(each)
         queue.close()
     finally:
+        queue.shutdown()
         if bar is not None:
             bar.close()
 

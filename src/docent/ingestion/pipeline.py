@@ -7,11 +7,16 @@ length and embedded in slices (each slice in the embedder's own small batches), 
 per file. Memory is the window's, whatever the size of a file; a file is finished (the
 chunks its old version had and the new one lacks are deleted, the chunks it kept marked as
 current) once every new chunk of it is written.
+
+Slices are embedded `parallel` at a time, each by one model run on one onnxruntime
+thread: small batches leave little for one run to share between threads, so on two cores
+two runs side by side embed ~15% more per second than one run on two threads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,7 +51,7 @@ class EmbeddingQueue:
         self, store: DocStore, embedder: Embedder, source_root: str, *,
         on_embedded: Callable[[int], None] = lambda n: None,
         on_finished: Callable[[FileWork], None] = lambda work: None,
-        window: int | None = None, slice_size: int | None = None,
+        window: int | None = None, slice_size: int | None = None, parallel: int = 1,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -56,6 +61,7 @@ class EmbeddingQueue:
         self._on_embedded = on_embedded
         self._on_finished = on_finished
         self._queue: list[tuple[FileWork, Chunk]] = []
+        self._pool = ThreadPoolExecutor(parallel, "docent-embed") if parallel > 1 else None
 
     def add(self, work: FileWork) -> None:
         """Queue a file's fresh chunks; a file with none is finished at once."""
@@ -74,15 +80,25 @@ class EmbeddingQueue:
         if self._queue:
             self._flush()
 
+    def shutdown(self) -> None:
+        """Stop the embedding threads (after `close`, or when the ingestion failed)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
     def _flush(self) -> None:
         items, self._queue = self._queue, []
         texts = [embedding_text(chunk) for _, chunk in items]
         order = sorted(range(len(items)), key=lambda i: len(texts[i]))
         vectors = np.zeros((len(items), self.embedder.dim), dtype=np.float32)
         units: list[UnitVectors] = [{} for _ in items]
-        for start in range(0, len(order), self.slice_size):
-            part = order[start : start + self.slice_size]
-            part_vectors, part_units = encode_chunks(self.embedder, [items[i][1] for i in part])
+        parts = [order[start : start + self.slice_size]
+                 for start in range(0, len(order), self.slice_size)]
+
+        def run(part: list[int]) -> tuple[np.ndarray, list[UnitVectors]]:
+            return encode_chunks(self.embedder, [items[i][1] for i in part])
+
+        done = self._pool.map(run, parts) if self._pool is not None else map(run, parts)
+        for part, (part_vectors, part_units) in zip(parts, done, strict=True):
             vectors[part] = part_vectors
             for i, table in zip(part, part_units, strict=True):
                 units[i] = table
