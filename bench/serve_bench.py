@@ -12,13 +12,17 @@ two runs of one version). Per run, with caches and rate limits off:
 
 - floor: in a separate process of that version, embed each question and run one Chroma
   top-5 query (what any answer must cost at least), p50;
-- /chat p50/p95 sequentially over the questions, after a warm-up pass;
-- /chat/stream: time to the first `on_chat_model_stream` frame and to `on_chain_end`;
-- load: N clients in a closed loop for `--seconds` each, throughput, p50/p95, errors, and
+- /chat p50/p95 sequentially over the questions, after 5 warm-up questions of another set;
+- /chat/stream: time to the first `on_chat_model_stream` frame and to `on_chain_end`, on a
+  third set (each timed pass asks questions the server has not seen: it keeps recent
+  questions' vectors, and a repeat would skip its embedding);
+- load: N clients in a closed loop for `--seconds` each, over all three sets (repeating
+  them: the throughput includes those vectors kept), throughput, p50/p95, errors, and
   the worst `/health` latency seen by a probe polling it every 0.25 s meanwhile;
 - the server's peak resident memory (VmHWM).
 
-Questions: the 40 of ../shared/eval/fastapi/qa_dev.jsonl (`--questions` for others).
+Questions: the 40 of ../shared/eval/fastapi/qa_dev.jsonl (`--questions`), the stream pass
+bench/questions/fastapi-fresh.jsonl, the warm-up bench/questions/fastapi-holdout.jsonl.
 Prints a table and writes JSON (default bench/results/serve.json). Not part of the tests.
 """
 
@@ -33,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -130,18 +135,20 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-async def sequential(url: str, questions: list[str]) -> dict[str, float]:
+async def sequential(url: str, sets: QuestionSets) -> dict[str, float]:
+    """Each pass on questions this server has not seen: the retriever keeps the vectors of
+    recent questions, and a repeated question would skip its embedding."""
     async with httpx.AsyncClient(timeout=120) as client:
-        for q in questions[:5]:  # warm-up
+        for q in sets.warmup[:5]:
             await client.post(url + "/chat", json={"message": q})
         chat = []
-        for q in questions:
+        for q in sets.chat:
             t = time.perf_counter()
             r = await client.post(url + "/chat", json={"message": q})
             chat.append((time.perf_counter() - t) * 1000)
             r.raise_for_status()
         first, whole = [], []
-        for q in questions:
+        for q in sets.stream:
             t = time.perf_counter()
             got_first = None
             async with client.stream("POST", url + "/chat/stream", json={"message": q}) as r:
@@ -204,17 +211,35 @@ async def load(url: str, questions: list[str], clients: int, seconds: float) -> 
             "health_p95": pct(health, 95)}
 
 
+@dataclass
+class QuestionSets:
+    """Questions for the warm-up, the timed /chat pass, the stream pass, and the load."""
+
+    warmup: list[str]
+    chat: list[str]
+    stream: list[str]
+
+    @property
+    def everything(self) -> list[str]:
+        return self.chat + self.stream + self.warmup
+
+
+def read_questions(path: Path) -> list[str]:
+    return [json.loads(line)["question"] for line in path.read_text().splitlines()
+            if line.strip()]
+
+
 def run_version(name: str, spec: str, args: argparse.Namespace,
-                questions: list[str]) -> dict[str, Any]:
+                questions: QuestionSets) -> dict[str, Any]:
     src, data, extra = (spec.split(":", 2) + [""])[:3]
     env = env_for(src, data, args.collection, extra)
     result: dict[str, Any] = {"version": name, "load_avg_before": os.getloadavg()}
-    floor = floor_ms(env, questions)
+    floor = floor_ms(env, questions.chat)
     result["floor_p50"] = pct(floor, 50)
     proc, url = start_server(env, args.serve_args.split() if args.serve_args else [])
     try:
         result.update(asyncio.run(sequential(url, questions)))
-        result["load"] = [asyncio.run(load(url, questions, c, args.seconds))
+        result["load"] = [asyncio.run(load(url, questions.everything, c, args.seconds))
                           for c in args.clients]
         result["rss_peak_mb"] = peak_rss_mb(proc.pid)
     finally:
@@ -248,7 +273,13 @@ def main() -> None:
                     help="NAME=SRC:DATA[:KEY=VALUE,...] (settings for that version's server)")
     ap.add_argument("--order", help="comma-separated version names (default A,B,B,A)")
     ap.add_argument("--collection", default="eval-fastapi-docs")
-    ap.add_argument("--questions", type=Path, default=EVAL / "fastapi" / "qa_dev.jsonl")
+    ap.add_argument("--questions", type=Path, default=EVAL / "fastapi" / "qa_dev.jsonl",
+                    help="the timed /chat pass (and the floor)")
+    ap.add_argument("--stream-questions", type=Path,
+                    default=ROOT / "bench" / "questions" / "fastapi-fresh.jsonl",
+                    help="the /chat/stream pass")
+    ap.add_argument("--warmup-questions", type=Path,
+                    default=ROOT / "bench" / "questions" / "fastapi-holdout.jsonl")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--clients", default="10,50")
     ap.add_argument("--serve-args", default="", help="extra `docent serve` arguments")
@@ -259,8 +290,8 @@ def main() -> None:
     names = list(versions)
     order = args.order.split(",") if args.order else (
         [names[0], names[1], names[1], names[0]] if len(names) == 2 else names)
-    questions = [json.loads(line)["question"] for line in args.questions.read_text().splitlines()
-                 if line.strip()]
+    questions = QuestionSets(read_questions(args.warmup_questions),
+                             read_questions(args.questions), read_questions(args.stream_questions))
     runs = []
     for name in order:
         runs.append(run_version(name, versions[name], args, questions))

@@ -121,17 +121,21 @@ def candidates(refs: Sequence[Reference]) -> list[Candidate]:
     for ref in sorted(refs, key=lambda r: r.n):
         page.setdefault(source_of(ref), ref.n)
     return [
-        Candidate(ref, pos, unit, frozenset(terms(unit.text)), page[source_of(ref)])
+        Candidate(ref, pos, unit, words, page[source_of(ref)])
         for ref in refs
-        for pos, unit in enumerate(_units(ref.body))
-        if not unit.is_empty_code and (unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS)
+        for pos, unit, words in _units(ref.body)
     ]
 
 
 @lru_cache(maxsize=2048)
-def _units(body: str) -> tuple[Unit, ...]:
-    """`split_units`, remembered: the same passages come back for related questions."""
-    return tuple(split_units(body))
+def _units(body: str) -> tuple[tuple[int, Unit, frozenset[str]], ...]:
+    """The candidate units of a passage (position, unit, terms), remembered: the same
+    passages come back for related questions."""
+    return tuple(
+        (pos, unit, frozenset(terms(unit.text)))
+        for pos, unit in enumerate(split_units(body))
+        if not unit.is_empty_code and (unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS)
+    )
 
 
 def source_of(ref: Reference) -> str:
@@ -145,6 +149,7 @@ def is_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text.lstrip("*_ ")))
 
 
+@lru_cache(maxsize=16384)
 def is_filler(text: str) -> bool:
     """A sentence about the documentation itself, not about what it documents."""
     return bool(_FILLER_RE.search(text.lstrip("*_ ")))

@@ -130,8 +130,9 @@ class KeywordIndex:
         terms = tokenize(query)
         if not self.chunks or not terms or n <= 0:
             return []
+        # n_threads=0: in this thread (1 started a thread pool per query: 2% of a /chat).
         docs, scores = self._bm25.retrieve(
-            [terms], k=min(n, len(self.chunks)), show_progress=False, n_threads=1
+            [terms], k=min(n, len(self.chunks)), show_progress=False, n_threads=0
         )
         return [
             (self.chunks[int(d)], float(s))
