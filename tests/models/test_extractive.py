@@ -383,3 +383,24 @@ async def test_the_lead_streams_before_the_rest_of_the_answer_is_chosen(monkeypa
     else:
         raise AssertionError("the rest of the answer was never composed")
     assert streamed.startswith("## Guards\n\nSet `DOCENT_MAX_TOOL_CALLS` to change")
+
+
+def test_a_long_code_block_is_shown_as_the_lines_that_match_the_question():
+    filler = [f"value_{i} = compute({i})" for i in range(50)]
+    body = filler[:40] + ["def connect_websocket(client):", "    return client.websocket_connect('/ws')"] + filler[40:]
+    code = "```python\n" + "\n".join(body) + "\n```"
+    text = f"[1] Testing (testing.md)\nUse the test client to connect to a websocket:\n\n{code}"
+    answer = compose_answer("How do I connect to a websocket in a test?", parse_references(text))
+    example = answer.split("Example [1]:\n\n", 1)[1].split("\n```", 1)[0] + "\n```"
+    lines = example.split("\n")
+    assert "    return client.websocket_connect('/ws')" in lines
+    assert lines[0] == "```python" and lines[1] == "..." and lines[-1] == "```"
+    assert len(lines) <= 30 + 4  # the window, the fences and the two ellipses
+    assert "value_0 = compute(0)" not in example
+
+
+def test_a_short_code_block_is_shown_whole():
+    from docent.models.compose import excerpt
+
+    code = "```python\nx = 1\ny = 2\n```"
+    assert excerpt(code, {"x"}) == code

@@ -20,6 +20,8 @@ from docent.models.scoring import Candidate, candidates, is_continuation, score
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
 
+# A longer code block is shown as the window of this many lines that holds most of the
+# question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
 _MAX_CODE_LINES = 30
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
@@ -82,7 +84,7 @@ def compose_parts(
     if under_lead:  # the list the lead announces, right below it
         parts += ["", *(f"- {c.unit.text} [{c.ref.n}]" for c in under_lead)]
     if code:
-        parts += ["", f"Example [{code.ref.n}]:", "", code.unit.text]
+        parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted)]
     if points:
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
@@ -205,10 +207,10 @@ def _distinct(a: Candidate, b: Candidate) -> bool:
 def _example(
     cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent
 ) -> Candidate | None:
-    """One short code block: the one right after the lead or a key point (or its tail
-    sentence), else the best on-topic one of a quoted passage (on-topic enough: a how-to
-    question asks for one more readily)."""
-    short = [c for c in cands if c.unit.is_code and c.unit.text.count("\n") <= _MAX_CODE_LINES]
+    """One code block: the one right after the lead or a key point (or its tail sentence),
+    else the best on-topic one of a quoted passage (on-topic enough: a how-to question asks
+    for one more readily). A long one is shown in part (`excerpt`)."""
+    short = [c for c in cands if c.unit.is_code]
     at = {(c.ref.n, c.pos): c for c in cands}
     for intro in sorted([lead, *points], key=lambda c: -c.score):
         nxt = at.get((intro.ref.n, intro.pos + 1))
@@ -226,3 +228,29 @@ def _example(
         if c.page in quoted and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
     ]
     return max(code, key=lambda c: c.score, default=None)
+
+
+def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
+    """A fenced code block cut to the `limit` lines that hold the most of the `wanted`
+    terms (the first such window), with `...` where lines were left out."""
+    lines = code.split("\n")
+    fenced = len(lines) >= 2 and lines[0].lstrip().startswith(("```", "~~~"))
+    head, body, tail = (lines[:1], lines[1:-1], lines[-1:]) if fenced else ([], lines, [])
+    if len(body) <= limit:
+        return code
+    hits = [len(wanted.intersection(terms(line))) for line in body]
+    window = sum(hits[:limit])
+    best, start = window, 0
+    for i in range(1, len(body) - limit + 1):
+        window += hits[i + limit - 1] - hits[i - 1]
+        if window > best:
+            best, start = window, i
+    indent = " " * (len(body[start]) - len(body[start].lstrip()))
+    kept = body[start : start + limit]
+    return "\n".join([
+        *head,
+        *([f"{indent}..."] if start else []),
+        *kept,
+        *(["..."] if start + limit < len(body) else []),
+        *tail,
+    ])
