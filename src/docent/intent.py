@@ -87,7 +87,13 @@ def intent_of(question: str) -> Intent:
         return Intent("concept")
     if _OUTCOME.search(text):
         return Intent("outcome")
-    if _VALUE.search(text):
+    value = _VALUE.search(text)
+    if value:
+        name = _NAME.search(text)
+        # "Which settings control how long it waits?": the name is asked for, the value
+        # words only say what it is about.
+        if name and name.end() <= value.start():
+            return Intent("name")
         return Intent("value")
     if _HOWTO.search(text):
         return Intent("howto")

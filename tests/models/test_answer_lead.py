@@ -136,6 +136,9 @@ def test_statements_about_the_product_are_not_filler(text):
     ("How many SOMI tokens will ever exist?", "value"),
     ("What is the default port?", "value"),
     ("Which environment variable sets the Gemini model?", "name"),
+    # A name asked for, its value words only saying what it is about.
+    ("Which settings control how long a search may take?", "name"),
+    ("What is the default timeout, and which setting changes it?", "value"),
     ("What media type does FastAPI use for JSON Lines?", "name"),
     ("What happens when the rate limit is hit?", "outcome"),
     ("Why does Somnia rely on BLS signatures?", "concept"),

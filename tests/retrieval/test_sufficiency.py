@@ -17,6 +17,7 @@ CHUNKS = [
     chunk(1, "Use JWT tokens with OAuth2 and read backend files from main.py."),
     chunk(2, "The streaming endpoint sends server-sent events over HTTP/1.1."),
     chunk(3, "Dependencies with yield can run cleanup code after the response."),
+    chunk(4, "A path such as /files//home/johndoe/myfile.txt keeps its slashes."),
 ]
 INDEX = KeywordIndex(CHUNKS)
 
@@ -42,6 +43,14 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("Streaming works how? Dependencies too.") == []  # capitals after . or ?
     assert names("what about http/1.1 streaming") == []
     assert names("how do i validate jwts?") == []  # known, lower case and plural
+
+
+def test_a_file_the_docs_name_at_the_end_of_another_path_is_known():
+    # The docs write "/files//home/johndoe/myfile.txt" (one raw word); the question's path
+    # differs, its file name does not.
+    assert names("How do I serve /files/home/johndoe/myfile.txt?") == []
+    assert names("How do I serve /files/home/johndoe/other.txt?") == [
+        "files/home/johndoe/other.txt"]
 
 
 def test_coverage_weighs_rare_terms_most():
