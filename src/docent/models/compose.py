@@ -210,13 +210,13 @@ def _example(
     """One code block: the one right after the lead or a key point (or its tail sentence),
     else the best on-topic one of a quoted passage (on-topic enough: a how-to question asks
     for one more readily). A long one is shown in part (`excerpt`)."""
-    short = [c for c in cands if c.unit.is_code]
+    blocks = [c for c in cands if c.unit.is_code]
     at = {(c.ref.n, c.pos): c for c in cands}
     for intro in sorted([lead, *points], key=lambda c: -c.score):
         nxt = at.get((intro.ref.n, intro.pos + 1))
         if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
             nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
-        if nxt in short:
+        if nxt in blocks:
             return nxt
     if intent.kind in ("outcome", "concept"):
         return None  # what happens, what something is: code nobody chosen introduces is noise
@@ -224,7 +224,7 @@ def _example(
     share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
     code = [
         c
-        for c in short
+        for c in blocks
         if c.page in quoted and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
     ]
     return max(code, key=lambda c: c.score, default=None)

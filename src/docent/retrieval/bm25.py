@@ -113,7 +113,9 @@ class KeywordIndex:
         self.by_id = {c.chunk_id: c for c in chunks}
         self._bm25 = bm25
         self.doc_freq = doc_freq
-        self.raw_words = raw_words
+        # With the last part of every path the docs write ("myfile.txt" of
+        # "/files//home/johndoe/myfile.txt"): a question names a file by its own path.
+        self.raw_words = raw_words | {w.rsplit("/", 1)[-1] for w in raw_words if "/" in w}
         # doc_freq by root (the most frequent form's count): "deploy" when docs say "deployment".
         self.root_freq: dict[str, int] = {}
         for term, freq in doc_freq.items():

@@ -60,9 +60,7 @@ def unknown_names(
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
-            low = low.rsplit("/", 1)[-1]
-            if low in raw_words or any(w.endswith("/" + low) for w in raw_words):
-                continue  # ... or write it at the end of a path of their own
+            low = low.rsplit("/", 1)[-1]  # (raw words hold the last parts of the docs' paths)
         if low in raw_words:
             continue
         if low.isalpha() and doc_freq.get(stem(low), 0) > 0:
