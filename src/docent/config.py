@@ -245,7 +245,9 @@ class Settings(BaseSettings):
         "CPU work in flight; more requests wait for one (bench/README.md has measurements).",
     )
     embed_threads: int = Field(
-        1, ge=1, le=64, description="onnxruntime threads per embedding call."
+        2, ge=1, le=64,
+        description="onnxruntime threads per embedding call of a server: two embed a question "
+        "in ~7 ms instead of ~9 at the same throughput under load (bench/README.md).",
     )
     ingest_threads: int = Field(
         2, ge=1, le=64,
