@@ -155,6 +155,14 @@ _MEASURED = re.compile(r"\bhow\s+much\s+" + _WORDS)
 # "Which Python version", "the version of Chroma": what the version is of.
 _VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)\s+versions?\b"
                         r"|\bversions?\s+of\s+([a-z][\w.-]*)")
+# "the largest MARKDOWN FILE size", "the size of AN UPLOAD": what a size is of.
+_SIZE_AFTER = re.compile(r"((?:[a-z][\w'-]*\s+){1,2})(?:size|length)s?\b")
+_SIZE_OF = re.compile(r"\b(?:size|length)s?\s+of\s+(?:an?\s+|the\s+)?" + _WORDS)
+# Words before "size" that say which size, not of what ("the DEFAULT chunk size").
+_SIZE_MODIFIERS = frozenset(
+    """default maximum minimum max min largest biggest smallest total average typical
+    recommended allowed current overall exact what which how""".split()
+)
 
 
 def measure_of(question: str) -> Measure | None:
@@ -170,11 +178,20 @@ def measure_of(question: str) -> Measure | None:
 
 
 def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
-    """The noun phrase after "how many" / "number of" / "how much": what is counted."""
+    """What is counted or measured: the noun phrase after "how many" / "number of" / "how
+    much"; for a size, the words before "size" ("the largest MARKDOWN FILE size") or after
+    "size of"."""
     if kind == "version":
         v = _VERSIONED.search(text)
         return (next(g for g in v.groups() if g),) if v else ()
     m = _COUNTED.search(text) if kind == "count" else _MEASURED.search(text)
+    if m is None and kind == "size":
+        before = _SIZE_AFTER.search(text)
+        words = [w for w in (before.group(1).split() if before else [])
+                 if w not in _SIZE_MODIFIERS and w not in _PHRASE_END]
+        if words:  # the words before "size", without "the largest..."
+            return tuple(words)
+        m = _SIZE_OF.search(text)
     if m is None:
         return ()
     words = next(g for g in m.groups() if g).split()

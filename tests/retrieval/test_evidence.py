@@ -12,7 +12,8 @@ from docent.retrieval.types import Chunk, Hit
 # A corpus of 100 chunks; "node" is in 5 of them, "validator" in 10, "docent" in 60.
 FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10, "session": 6,
         "docent": 60, "conversation": 4, "character": 5, "preview": 2, "content_preview": 2,
-        "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9}
+        "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
+        "markdown": 20, "file": 15, "ingest": 12, "largest": 4}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -39,6 +40,16 @@ def test_a_count_needs_a_number_next_to_what_is_counted():
     question = "How many characters of the passage text does content_preview contain?"
     assert not states(question, other)
     assert states(question, "`content_preview` holds the first 300 characters of the passage.")
+
+
+def test_a_size_is_stated_of_what_the_question_names_before_size():
+    # "markdown file" names what the size is of: a size of something else in the same
+    # words' neighbourhood ("files", "largest", "ingestion") does not answer it.
+    question = "What is the largest markdown file size docent will ingest?"
+    batches = ("Ingestion sorts the chunks of many files by length; onnxruntime keeps the "
+               "memory of its largest run: batches of 8 held about 300 MB more.")
+    assert not states(question, batches)
+    assert states(question, batches, "Docent ingests markdown files of up to 10 MB each.")
 
 
 def test_digits_in_markup_are_no_values():
@@ -96,6 +107,11 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Which Python version do I need?", Measure("version", ("python",))),
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
     ("What is the address of the ETH/USD price feed?", Measure("number")),
+    ("What is the largest markdown file size docent will ingest?",
+     Measure("size", ("markdown", "file"))),
+    ("What is the default chunk size?", Measure("size", ("chunk",))),
+    ("What is the maximum size of an uploaded file?", Measure("size", ("uploaded", "file"))),
+    ("What size limit applies to a request body?", Measure("size")),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
