@@ -86,6 +86,15 @@ def test_the_unknown_word_check_can_be_turned_off(data_dir):
     assert on.search(question, 3) == [] and off.search(question, 3) != []
 
 
+def test_a_which_question_about_a_thing_the_docs_never_name_is_refused(data_dir):
+    # Every other word is docent's own; the docs never say "continents", so they cannot say
+    # which ones: the shift is total though removing the word moves the vector little.
+    question = "In which continents can docent run?"
+    retriever = build_retriever(load_settings(data_dir=data_dir, min_coverage=0.0))
+    assert retriever.unknown_shift(question) == 1.0
+    assert retriever.search(question, 3) == []
+
+
 def test_health_counts_the_ingested_chunks(client):
     assert client.get("/health").json()["chunks"] > 20
     assert client.get("/ready").status_code == 200

@@ -89,6 +89,20 @@ def test_a_word_the_docs_use_in_another_derived_form_is_known_and_covered():
     assert plain < 0.5 and coverage(question, hits, index.doc_freq, 1, index.root_freq) == 1.0
 
 
+def test_a_which_question_asking_for_an_unknown_thing_is_caught():
+    from docent.retrieval.sufficiency import asks_for_unknown
+
+    def asks(question: str) -> bool:
+        found = unknown_words(question, INDEX.doc_freq, INDEX.raw_words, INDEX.root_freq)
+        return asks_for_unknown(question, found)
+
+    assert asks("In which ambassador programs can cleanup code run?")
+    assert asks("What ambassador perks do I get?")  # the second word is the thing asked for
+    # an unknown word elsewhere in the question, or after a verb, is not what it asks for
+    assert not asks("Which cleanup code runs for the ambassador program?")
+    assert not asks("What officially happens to cleanup code?")
+
+
 def test_without_removes_the_words_and_tidies_spaces():
     question = "How do I join the ambassador program for cleanup code?"
     found = unknown_words(question, INDEX.doc_freq, INDEX.raw_words)

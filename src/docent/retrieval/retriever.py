@@ -20,6 +20,7 @@ from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fu
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
     GENERIC,
+    asks_for_unknown,
     coverage,
     unknown_names,
     unknown_words,
@@ -228,13 +229,14 @@ class HybridRetriever:
         self, query: str, fingerprint: str | None = None, vector: np.ndarray | None = None
     ) -> float:
         """How far (1 - cosine) the question's vector moves when the words the corpus never
-        uses are removed from it: 0 when there are none, 1 when nothing else is left."""
+        uses are removed from it: 0 when there are none, 1 when nothing else is left or one
+        of them is what a which/what question asks for ("In which regions...")."""
         index = self.keyword_index(fingerprint)
         unknown = unknown_words(query, index.doc_freq, index.raw_words, index.root_freq)
         if not unknown:
             return 0.0
         rest = without(query, unknown)
-        if not rest:
+        if not rest or asks_for_unknown(query, unknown):
             return 1.0
         if vector is None:
             vector = self.embedder.embed([query])[0]

@@ -11,7 +11,8 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    ("ambassador"), capitalised or not. Such words are often harmless paraphrase ("folder"
    for "directory"), so this one fires only when the question's meaning depends on them:
    removing them moves the question's sentence vector by more than a threshold (the
-   shift is 1 - cosine; the retriever measures it with its own embedder).
+   shift is 1 - cosine; the retriever measures it with its own embedder), or one of them
+   is the very thing a which/what question asks for ("In which regions...").
 3. Coverage: each distinctive question term is weighted by its rarity in the corpus
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
@@ -85,6 +86,22 @@ def unknown_words(
         if terms and all(_freq(t, doc_freq, root_freq) == 0 for t in terms):
             unknown.append(m)
     return unknown
+
+
+# "In which REGIONS can...", "What APY are...": the thing a which/what question asks for,
+# the word before its verb or subject (not "what WENT wrong": "wrong" is neither).
+_ASKED = re.compile(
+    r"\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
+    r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b",
+    re.I,
+)
+
+
+def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
+    """Whether the thing a which/what question asks for is one of its `unknown` words:
+    docs that never say "regions" cannot tell which regions."""
+    asked = {m.start(1) for m in _ASKED.finditer(question)}
+    return any(m.start() in asked for m in unknown)
 
 
 def without(question: str, words: Sequence[re.Match[str]]) -> str:
