@@ -256,6 +256,27 @@ The search limits are as follows:
     assert "- The search limits are as follows: [1]\n  - three searches a run [1]\n" in answer
 
 
+def test_a_list_item_chosen_as_a_key_point_brings_the_sentence_announcing_its_list():
+    # The items share the question's words, their intro does not; without it the items say
+    # nothing of what receives them.
+    text = """[1] Background tasks (tasks.md)
+Background tasks run a task function in the background after the response is sent.
+
+[2] Background tasks > Add the task (tasks.md)
+`.add_task()` receives as arguments:
+
+* the task function to run in the background
+* the keyword arguments for it
+
+Unrelated sentence about logging output."""
+    answer = compose_answer("What runs a task function in the background after the response?",
+                            parse_references(text))
+    assert ("- `.add_task()` receives as arguments: [2]\n"
+            "  - the task function to run in the background [2]\n"
+            "  - the keyword arguments for it [2]") in answer
+    assert "logging" not in answer
+
+
 def test_a_short_follow_up_sentence_stays_with_its_sentence():
     text = """[1] Partial updates (updates.md)
 Partial updates keep only the fields the client sent, not their defaults. Use `skip_unset=True`.

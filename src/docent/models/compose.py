@@ -7,7 +7,8 @@ best statement that is not about the docs themselves and does not announce somet
 ("...as follows:") it cannot show; then the list it announces, an example (the code a
 chosen statement introduces, or for a how-to question the best on-topic code block), and
 as key points the statements of the relevant passages that belong with it, in document
-order. Every statement keeps its `[n]`.
+order (a list item with the sentence announcing its list, and the rest of that list).
+Every statement keeps its `[n]`.
 """
 
 from __future__ import annotations
@@ -129,7 +130,28 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
                     for f in _neighbours(c, cands)
                     if not f.unit.is_code and f not in points and f is not lead
                 ]
-    return sorted(points[:_MAX_POINTS], key=lambda c: (c.page, c.ref.n, c.pos))
+    points = points[:_MAX_POINTS]
+    # A list item means little without the sentence announcing its list ("`.add_task()`
+    # receives as arguments:"): it comes along with the whole list, nested under it.
+    for c in list(points):
+        intro = _intro_of(c, cands)
+        if intro is not None and intro is not lead and intro not in points:
+            points += [intro, *(f for f in _neighbours(intro, cands) if f not in points)]
+    return sorted(points, key=lambda c: (c.page, c.ref.n, c.pos))
+
+
+def _intro_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
+    """The sentence ending in ":" right before the list or table an item or row is in."""
+    if item.unit.kind not in ("item", "row"):
+        return None
+    same = [c for c in cands if c.ref.n == item.ref.n]
+    at = same.index(item)
+    while at and same[at - 1].unit.block == item.unit.block:
+        at -= 1
+    before = same[at - 1] if at else None
+    if before is None or before.unit.kind != "prose" or before.filler:
+        return None
+    return before if before.unit.text.rstrip().endswith(":") else None
 
 
 def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
