@@ -286,6 +286,15 @@ Other passages discuss full replacement of records."""
     assert "not their defaults. Use `skip_unset=True`. [1]" in answer
 
 
+def test_a_follow_up_sentence_about_the_docs_is_left_behind():
+    text = """[1] Partial updates (updates.md)
+Partial updates keep only the fields the client sent, not their defaults. See the next page.
+
+Other passages discuss full replacement of records."""
+    answer = compose_answer("How do partial updates keep only sent fields?", parse_references(text))
+    assert "not their defaults. [1]" in answer and "next page" not in answer
+
+
 def test_the_code_block_a_sentence_introduces_is_the_example():
     text = """[1] Secrets (secrets.md)
 Generate a random signing secret with the command:

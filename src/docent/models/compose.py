@@ -165,6 +165,7 @@ def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
         or nxt.unit.kind != "prose"
         or nxt.unit.block != c.unit.block
         or len(nxt.unit.text) > _TAIL_CHARS
+        or nxt.filler  # "This page lists every setting..." adds nothing to a statement
     ):
         return None
     return nxt
