@@ -13,7 +13,7 @@ from docent.retrieval.types import Chunk, Hit
 FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10, "session": 6,
         "docent": 60, "conversation": 4, "character": 5, "preview": 2, "content_preview": 2,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
-        "markdown": 20, "file": 15, "ingest": 12, "largest": 4}
+        "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -50,6 +50,17 @@ def test_a_size_is_stated_of_what_the_question_names_before_size():
                "memory of its largest run: batches of 8 held about 300 MB more.")
     assert not states(question, batches)
     assert states(question, batches, "Docent ingests markdown files of up to 10 MB each.")
+
+
+def test_only_the_sentence_asking_for_the_value_must_be_next_to_it():
+    # The first sentence sets the scene; its words need not be next to the duration, nor
+    # does the modal "may" of the question's frame.
+    text = "A conversation expires after 30 minutes."
+    assert states("How long may a conversation last?", text)
+    assert states("Validators run a full node with a session. How long may a conversation "
+                  "last?", text)
+    assert not states("Validators run a full node with a session. How long may a staking "
+                      "epoch last?", text)
 
 
 def test_digits_in_markup_are_no_values():

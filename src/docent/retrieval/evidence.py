@@ -15,9 +15,10 @@ states one, and identifiers are everywhere in docs.
 word naming the measured thing, when the question names one ("disk space", "sessions");
 and, unless those words name the thing itself rather than a unit ("sessions" does,
 "characters" does not), at least half the weight (by rarity) of the other distinctive
-words of the question's clause that asks for the value. A word in more than a fifth of the
-chunks (the product's own name) is not distinctive; neither is one the docs never use (the
-unknown-word check weighs those), nor a word of the question's frame ("will ever exist").
+words of the question's clause (or sentence) that asks for the value. A word in more than
+a fifth of the chunks (the product's own name) is not distinctive; neither is one the docs
+never use (the unknown-word check weighs those), nor a word of the question's frame ("will
+ever exist", "how long MAY they cache").
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ _FRAME = frozenset(
     for w in """exist exists ever contain contains hold holds keep keeps reach reaches accept
     accepts take takes need needs require requires support supports allow allows give gives
     particular specific certain exactly actually really currently right now early late out
-    up get gets got there""".split()
+    up get gets got there may might could would shall""".split()
 )
 # Units a count or size is expressed in: they say how, not what, is measured.
 _UNITS = frozenset(
@@ -85,8 +86,10 @@ _UNITS = frozenset(
     for w in """character characters char chars byte bytes token tokens word words line lines
     item items entry entries request requests call calls unit units""".split()
 )
-_CLAUSE = re.compile(r"[,;?]\s*|\s+(?:and|or|but|while|if|when|unless|once|after|before"
-                     r"|until)\s+", re.I)
+# Clauses and sentences: "Browsers send preflights. How long may they cache one?" asks
+# for a value in its second sentence only.
+_CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:and|or|but|while|if|when|unless|once"
+                     r"|after|before|until)\s+", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
 _SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
