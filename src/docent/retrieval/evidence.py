@@ -78,7 +78,7 @@ _FRAME = frozenset(
     for w in """exist exists ever contain contains hold holds keep keeps reach reaches accept
     accepts take takes need needs require requires support supports allow allows give gives
     particular specific certain exactly actually really currently right now early late out
-    up get gets got there may might could would shall""".split()
+    up get gets got there may might could would shall last lasts""".split()
 )
 # Units a count or size is expressed in: they say how, not what, is measured.
 _UNITS = frozenset(
