@@ -22,6 +22,7 @@ from tests.retrieval.conftest import write_docs
 DOCS = {
     "guide.md": "# Guide\n\nThe lantern command starts the server on port 8400.\n",
     "limits.md": "# Limits\n\nRequests are capped by QWERTY_LIMIT per minute.\n",
+    "release-notes.md": "# Release notes\n\n## 1.2\n\nDocs for Zephyrhost deployments.\n",
 }
 
 
@@ -41,6 +42,8 @@ def test_ingestion_saves_the_index_of_the_fingerprint_it_leaves(
     built = KeywordIndex(open_store(data_settings, fake_embedder).all_chunks())
     assert sorted(saved.by_id) == sorted(built.by_id)
     assert saved.doc_freq == built.doc_freq and saved.raw_words == built.raw_words
+    assert saved.changelog_only == built.changelog_only
+    assert "zephyrhost" in saved.changelog_only.words
     assert saved.search("QWERTY_LIMIT", 2)[0][0].source_file == "limits.md"
 
 
@@ -57,6 +60,8 @@ def test_a_server_starts_from_the_saved_index_without_reading_every_chunk(
     retriever = _retriever(data_settings, fake_embedder)
     retriever.warm_up()
     assert retriever.search("QWERTY_LIMIT per minute", 1)[0].chunk.source_file == "limits.md"
+    # the saved index still knows which names only the release notes use
+    assert retriever.search("How do I deploy on Zephyrhost?", 2) == []
 
 
 def test_without_a_saved_index_one_is_built_and_saved(tmp_path, data_settings, fake_embedder):

@@ -37,6 +37,23 @@ def test_names_the_corpus_never_uses_are_reported():
     assert names("How do I validate JWTs, BTW?") == []
 
 
+def test_a_name_only_the_release_notes_use_is_unknown():
+    # A changelog line ("Add docs for Azure Functions") documents nothing about the thing.
+    index = KeywordIndex([
+        chunk(1, "Deploy the app with Docker on any cloud."),
+        Chunk("c2", "release-notes.md", "Release notes", "0.99", "", "",
+              "Fix a typo in the Azure deployment docs. Docker images are smaller."),
+    ])
+
+    def found(question: str) -> list[str]:
+        return unknown_names(question, index.doc_freq, index.raw_words, index.changelog_only)
+
+    assert found("How do I deploy to Azure?") == ["Azure"]
+    assert found("How do I deploy with Docker?") == []  # the docs use it too
+    # without the changelog reading, the release note's mention made it known
+    assert unknown_names("How do I deploy to Azure?", index.doc_freq, index.raw_words) == []
+
+
 def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("How do I validate JWTs with OAuth2?") == []
     assert names("Where does backend/main.py come from?") == []

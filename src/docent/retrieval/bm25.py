@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -83,6 +84,31 @@ def tokenize(text: str) -> list[str]:
     return terms
 
 
+# Release notes and changelogs, by file name: they mention what they document nowhere else.
+_CHANGELOG = re.compile(
+    r"(?:^|/)(?:release[-_ ]?notes|change[-_ ]?log|changes)(?:\.[a-z0-9]+)*$", re.I
+)
+
+
+def is_changelog(source_file: str) -> bool:
+    """Whether a file is a project's release notes or changelog (`release-notes.md`)."""
+    return bool(_CHANGELOG.search(source_file))
+
+
+@dataclass(frozen=True)
+class Changelog:
+    """Words (as written, lower-cased) and terms the corpus uses only in its changelogs."""
+
+    words: frozenset[str] = frozenset()
+    terms: frozenset[str] = frozenset()
+
+
+def _with_path_tails(words: Iterable[str]) -> frozenset[str]:
+    """The words, and the last part of each path among them."""
+    words = frozenset(words)
+    return words | {w.rsplit("/", 1)[-1] for w in words if "/" in w}
+
+
 class KeywordIndex:
     """A BM25 index over the `embedding_text` of a fixed list of chunks."""
 
@@ -90,24 +116,39 @@ class KeywordIndex:
         corpus = [tokenize(embedding_text(c)) for c in chunks]
         # In how many chunks each term occurs: the sufficiency check weighs terms by it.
         doc_freq: Counter[str] = Counter(t for terms in corpus for t in set(terms))
-        # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole.
-        raw_words = frozenset(w.lower() for c in chunks for w in RAW_WORD.findall(c.text))
+        # Every word as written (lower-cased), so "http/3" or "grpc" can be looked up whole;
+        # and what only a changelog says: "Azure" in a release note documents nothing of it.
+        docs_words: set[str] = set()
+        log_words: set[str] = set()
+        docs_terms: set[str] = set()
+        for chunk, terms in zip(chunks, corpus, strict=True):
+            words = (w.lower() for w in RAW_WORD.findall(chunk.text))
+            if is_changelog(chunk.source_file):
+                log_words.update(words)
+            else:
+                docs_words.update(words)
+                docs_terms.update(terms)
+        raw_words = _with_path_tails(docs_words | log_words)
+        changelog_only = Changelog(raw_words - _with_path_tails(docs_words),
+                                   frozenset(doc_freq.keys() - docs_terms))
         bm25 = new_bm25()
         if chunks:
             bm25.index(corpus, show_progress=False)
-        self._set(list(chunks), bm25, doc_freq, raw_words)
+        self._set(list(chunks), bm25, doc_freq, raw_words, changelog_only)
 
     @classmethod
     def from_parts(
-        cls, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str]
+        cls, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str],
+        changelog_only: Changelog,
     ) -> KeywordIndex:
         """An index from what `docent.retrieval.keyword_store` saved of one."""
         index = cls.__new__(cls)
-        index._set(chunks, bm25, doc_freq, raw_words)
+        index._set(chunks, bm25, doc_freq, raw_words, changelog_only)
         return index
 
     def _set(
-        self, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str]
+        self, chunks: list[Chunk], bm25: Any, doc_freq: Counter[str], raw_words: frozenset[str],
+        changelog_only: Changelog,
     ) -> None:
         self.chunks = chunks
         self.by_id = {c.chunk_id: c for c in chunks}
@@ -115,7 +156,8 @@ class KeywordIndex:
         self.doc_freq = doc_freq
         # With the last part of every path the docs write ("myfile.txt" of
         # "/files//home/johndoe/myfile.txt"): a question names a file by its own path.
-        self.raw_words = raw_words | {w.rsplit("/", 1)[-1] for w in raw_words if "/" in w}
+        self.raw_words = _with_path_tails(raw_words)
+        self.changelog_only = changelog_only
         # doc_freq by root (the most frequent form's count): "deploy" when docs say "deployment".
         self.root_freq: dict[str, int] = {}
         for term, freq in doc_freq.items():

@@ -22,13 +22,14 @@ from dataclasses import fields
 from pathlib import Path
 
 from docent.config import Settings
-from docent.retrieval.bm25 import KeywordIndex, new_bm25
+from docent.retrieval.bm25 import Changelog, KeywordIndex, new_bm25
 from docent.retrieval.types import Chunk
 
 log = logging.getLogger(__name__)
 
 # Bump when tokenisation or what is saved changes: older folders are then rebuilt.
-FORMAT = 1
+# 2: the words and terms only changelogs use.
+FORMAT = 2
 _FIELDS = [f.name for f in fields(Chunk)]
 _KEEP = 2  # fingerprints kept: the current one and the one a slow reader may still load
 _ABANDONED = 3600.0  # seconds after which a temporary folder is a dead writer's
@@ -59,8 +60,10 @@ def load(directory: Path, fingerprint: str) -> KeywordIndex | None:
             log.warning("saved keyword index unreadable; rebuilding",
                         extra={"path": str(folder), "error_type": type(exc).__name__})
         return None
+    changelog_only = Changelog(frozenset(stats["changelog_words"]),
+                               frozenset(stats["changelog_terms"]))
     return KeywordIndex.from_parts(
-        chunks, bm25, Counter(stats["doc_freq"]), frozenset(stats["raw_words"])
+        chunks, bm25, Counter(stats["doc_freq"]), frozenset(stats["raw_words"]), changelog_only
     )
 
 
@@ -76,7 +79,11 @@ def save(index: KeywordIndex, directory: Path, fingerprint: str) -> None:
         rows = [[getattr(c, name) for name in _FIELDS] for c in index.chunks]
         (tmp / "chunks.json").write_text(json.dumps(rows), encoding="utf-8")
         (tmp / "terms.json").write_text(
-            json.dumps({"doc_freq": dict(index.doc_freq), "raw_words": sorted(index.raw_words)}),
+            json.dumps({
+                "doc_freq": dict(index.doc_freq), "raw_words": sorted(index.raw_words),
+                "changelog_words": sorted(index.changelog_only.words),
+                "changelog_terms": sorted(index.changelog_only.terms),
+            }),
             encoding="utf-8",
         )
         if index.chunks:

@@ -223,7 +223,7 @@ class HybridRetriever:
     def unknown_names(self, query: str, fingerprint: str | None = None) -> list[str]:
         """Names in `query` the corpus never uses."""
         index = self.keyword_index(fingerprint)
-        return unknown_names(query, index.doc_freq, index.raw_words)
+        return unknown_names(query, index.doc_freq, index.raw_words, index.changelog_only)
 
     def unknown_shift(
         self, query: str, fingerprint: str | None = None, vector: np.ndarray | None = None

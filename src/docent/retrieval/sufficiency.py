@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
-from docent.retrieval.bm25 import RAW_WORD, root, stem, tokenize
+from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import Chunk, Hit
 
@@ -45,13 +45,16 @@ _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
 _VOWEL = re.compile(r"[aeiouy]")
 # Chat shorthand has no vowel either, and names nothing.
 _FILLERS = frozenset("btw pls plz thx thnx tbh lmk smth ppl hmm hmmm brb fwiw nvm".split())
+_NO_CHANGELOG = Changelog()
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
 def unknown_names(
-    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str]
+    question: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
+    changelog_only: Changelog = _NO_CHANGELOG,
 ) -> list[str]:
-    """Names in `question` that the corpus never uses, as written or stemmed."""
+    """Names in `question` that the corpus never uses, as written or stemmed, outside its
+    changelogs (`changelog_only`: what only those use)."""
     unknown = []
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
@@ -62,9 +65,10 @@ def unknown_names(
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
             low = low.rsplit("/", 1)[-1]  # (raw words hold the last parts of the docs' paths)
-        if low in raw_words:
+        if low in raw_words and low not in changelog_only.words:
             continue
-        if low.isalpha() and doc_freq.get(stem(low), 0) > 0:
+        term = stem(low)
+        if low.isalpha() and doc_freq.get(term, 0) > 0 and term not in changelog_only.terms:
             continue  # "JWTs" when the docs say "JWT"
         unknown.append(word)
     return unknown
