@@ -20,6 +20,7 @@ from docent.intent import Intent, intent_of
 from docent.models.scoring import Candidate, candidates, is_continuation, score
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
+from docent.models.units import FENCE
 
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
@@ -144,8 +145,7 @@ def _intro_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
     """The sentence ending in ":" right before the list or table an item or row is in."""
     if item.unit.kind not in ("item", "row"):
         return None
-    same = [c for c in cands if c.ref.n == item.ref.n]
-    at = same.index(item)
+    same, at = _passage(item, cands)
     while at and same[at - 1].unit.block == item.unit.block:
         at -= 1
     before = same[at - 1] if at else None
@@ -204,8 +204,7 @@ def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
 def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
     """What belongs with a unit: what it introduces ("as follows:"), or the sentences
     around it that score close to it."""
-    same = [c for c in cands if c.ref.n == lead.ref.n]
-    at = same.index(lead)
+    same, at = _passage(lead, cands)
     out: list[Candidate] = []
     if lead.unit.text.rstrip().endswith(":"):
         follow = same[at + 1 :]
@@ -219,6 +218,12 @@ def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
             if c is not None and c.unit.block == lead.unit.block and c.score >= 0.5 * lead.score:
                 out.append(c)
     return out
+
+
+def _passage(c: Candidate, cands: list[Candidate]) -> tuple[list[Candidate], int]:
+    """The units of `c`'s passage, in order, and where `c` is among them."""
+    same = [d for d in cands if d.ref.n == c.ref.n]
+    return same, same.index(c)
 
 
 def _distinct(a: Candidate, b: Candidate) -> bool:
@@ -257,7 +262,7 @@ def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
     """A fenced code block cut to the `limit` lines that hold the most of the `wanted`
     terms (the first such window), with `...` where lines were left out."""
     lines = code.split("\n")
-    fenced = len(lines) >= 2 and lines[0].lstrip().startswith(("```", "~~~"))
+    fenced = len(lines) >= 2 and FENCE.match(lines[0].strip()) is not None
     head, body, tail = (lines[:1], lines[1:-1], lines[-1:]) if fenced else ([], lines, [])
     if len(body) <= limit:
         return code

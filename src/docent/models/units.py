@@ -50,11 +50,11 @@ class Unit:
         """A code block with nothing between its fences (ingestion may drop a line that
         looks like a secret, a sample token say): nothing to show."""
         return self.is_code and not "".join(
-            line for line in self.text.splitlines() if not _FENCE.match(line.strip())
+            line for line in self.text.splitlines() if not FENCE.match(line.strip())
         ).strip()
 
 
-_FENCE = re.compile(r"^(`{3,}|~{3,})")
+FENCE = re.compile(r"^(`{3,}|~{3,})")  # a line opening or closing a code block
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 
@@ -115,7 +115,7 @@ def split_units(body: str) -> list[Unit]:
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
-        fence = _FENCE.match(stripped)
+        fence = FENCE.match(stripped)
         if fence:
             flush()
             code = [lines[i]]

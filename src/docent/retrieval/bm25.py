@@ -155,8 +155,9 @@ class KeywordIndex:
         self._bm25 = bm25
         self.doc_freq = doc_freq
         # With the last part of every path the docs write ("myfile.txt" of
-        # "/files//home/johndoe/myfile.txt"): a question names a file by its own path.
-        self.raw_words = _with_path_tails(raw_words)
+        # "/files//home/johndoe/myfile.txt", added when built, saved with them): a question
+        # names a file by its own path.
+        self.raw_words = raw_words
         self.changelog_only = changelog_only
         # doc_freq by root (the most frequent form's count): "deploy" when docs say "deployment".
         self.root_freq: dict[str, int] = {}
