@@ -109,6 +109,26 @@ model_config = {"extra": "forbid"}
            "configuration. [1]" in answer
 
 
+def test_code_a_key_point_introduces_is_shown_under_that_point():
+    # The lead introduces no code; a key point's code is shown right after its colon, not
+    # hoisted after the lead as if it were the answer's example.
+    text = """[1] Replicas (deployment.md)
+Several replicas act as one service when they share one index server.
+
+[2] Replicas > Settings (deployment.md)
+Set the same index address on every replica server:
+
+```bash
+export INDEX_URL=http://index.internal:8000
+```"""
+    answer = compose_answer("How do I run several replicas with one index?",
+                            parse_references(text), fake_vectors(["replica"]))
+    assert lead_statement(answer).startswith("Several replicas act as one service")
+    assert "Example" not in answer
+    assert "- Set the same index address on every replica server: [2]\n\n  ```bash\n" \
+           "  export INDEX_URL=http://index.internal:8000\n  ```" in answer
+
+
 @pytest.mark.parametrize("text", [
     "This page lists every setting with its default.",
     "In this tutorial you will build a small app.",

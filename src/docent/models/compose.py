@@ -4,11 +4,12 @@ Every passage is cut into units (sentences, list items, table rows, code blocks)
 unit is scored against the question (`docent.models.scoring`: meaning, words, page rank,
 and whether it is the kind of statement the question asks for). The answer leads with the
 best statement that is not about the docs themselves and does not announce something
-("...as follows:") it cannot show; then the list it announces, an example (the code a
-chosen statement introduces, or for a how-to question the best on-topic code block), and
-as key points the statements of the relevant passages that belong with it, in document
-order (a list item with the sentence announcing its list, and the rest of that list).
-Every statement keeps its `[n]`.
+("...as follows:") it cannot show; then the list it announces, an example (the code the
+lead introduces, or the best on-topic code block when no chosen statement introduces one),
+and as key points the statements of the relevant passages that belong with it, in document
+order (a list item with the sentence announcing its list, and the rest of that list; the
+best key point that introduces code with that code under it). Every statement keeps its
+`[n]`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from docent.models.units import FENCE
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
 _MAX_CODE_LINES = 30
+# ... and the code a key point introduces, shown under it, as this many.
+_MAX_NESTED_LINES = 15
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
 _MAX_POINTS = 10
@@ -76,7 +79,16 @@ def compose_parts(
     yield f"## {lead.ref.topic}\n\n{_joined(lead, tail)} [{lead.ref.n}]"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
-    code = _example(cands, lead, points, intent)
+    at = {(c.ref.n, c.pos): c for c in cands}
+    code = _code_after(lead, at)
+    # Code a key point introduces goes right under that point, not after the lead, where
+    # it would read as the answer's example and leave the point ending in a colon.
+    owner = None if code else next(
+        (p for p in sorted(points, key=lambda c: -c.score) if _code_after(p, at)), None
+    )
+    nested = _code_after(owner, at) if owner else None
+    if code is None and nested is None:
+        code = _on_topic_code(cands, lead, points, intent)
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -90,14 +102,18 @@ def compose_parts(
     if points:
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
+        shown = {id(c) for c in (code, nested) if c is not None}
         for c in points:
             nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
-            text = _joined(c, more) if _complete(c, cands, code) else _closed(c.unit.text)
+            text = _joined(c, more) if _complete(c, cands, shown) else _closed(c.unit.text)
             parts.append(f"{nest}- {text} [{c.ref.n}]")
+            if c is owner and nested is not None:
+                block = excerpt(nested.unit.text, wanted, _MAX_NESTED_LINES)
+                parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
-        yield "\n" + "\n".join(parts)
+        yield "\n" + "\n".join(parts).rstrip("\n")
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -182,13 +198,13 @@ def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
     return _neighbours(c, cands)
 
 
-def _complete(c: Candidate, cands: list[Candidate], code: Candidate | None) -> bool:
+def _complete(c: Candidate, cands: list[Candidate], shown: set[int]) -> bool:
     """Whether the answer shows what the unit announces: its list (listed with it) or its
-    code (only when that is the example); a unit announcing nothing always is."""
+    code (only when that code is shown); a unit announcing nothing always is."""
     announced = _announced(c, cands)
     if not announced:
         return not c.unit.text.rstrip().endswith(":")
-    return not announced[0].unit.is_code or announced[0] is code
+    return not announced[0].unit.is_code or id(announced[0]) in shown
 
 
 def _closed(text: str) -> str:
@@ -232,28 +248,29 @@ def _distinct(a: Candidate, b: Candidate) -> bool:
     return len(a.terms & b.terms) / max(1, len(a.terms | b.terms)) < 0.7
 
 
-def _example(
+def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+    """The code block right after a unit, or after its short follow-up sentence."""
+    nxt = at.get((intro.ref.n, intro.pos + 1))
+    if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
+        nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
+    return nxt if nxt is not None and nxt.unit.is_code else None
+
+
+def _on_topic_code(
     cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent
 ) -> Candidate | None:
-    """One code block: the one right after the lead or a key point (or its tail sentence),
-    else the best on-topic one of a quoted passage (on-topic enough: a how-to question asks
-    for one more readily). A long one is shown in part (`excerpt`)."""
-    blocks = [c for c in cands if c.unit.is_code]
-    at = {(c.ref.n, c.pos): c for c in cands}
-    for intro in sorted([lead, *points], key=lambda c: -c.score):
-        nxt = at.get((intro.ref.n, intro.pos + 1))
-        if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
-            nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
-        if nxt in blocks:
-            return nxt
+    """The best on-topic code block of a quoted passage that no chosen statement introduces
+    (on-topic enough: a how-to question asks for one more readily)."""
     if intent.kind in ("outcome", "concept"):
         return None  # what happens, what something is: code nobody chosen introduces is noise
     quoted = {lead.page, *(p.page for p in points)}
     share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
     code = [
         c
-        for c in blocks
-        if c.page in quoted and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
+        for c in cands
+        if c.unit.is_code
+        and c.page in quoted
+        and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
     ]
     return max(code, key=lambda c: c.score, default=None)
 
