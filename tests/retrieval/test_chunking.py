@@ -155,3 +155,14 @@ def test_indented_code_after_a_paragraph_is_not_split():
     assert sum("function f0()" in c.text for c in got) == 1
     holder = next(c for c in got if "function f0()" in c.text)
     assert "function f39()" in holder.text
+
+
+def test_a_paragraph_announcing_code_moves_with_the_code_to_the_next_chunk():
+    fill = " ".join(f"word{i}" for i in range(40))
+    code = "```bash\n" + "\n".join(f"export SETTING_{i}=value" for i in range(6)) + "\n```"
+    text = f"# Page\n\n{fill}.\n\nSet these on every replica:\n\n{code}\n\nAfter the code.\n"
+    got = chunks(text, max_tokens=60, min_tokens=0)
+    assert len(got) == 2
+    holder = next(c for c in got if "export SETTING_0" in c.text)
+    assert holder.text.startswith("Set these on every replica:\n\n```bash")
+    assert not any(c.text.rstrip().endswith(":") for c in got)

@@ -23,9 +23,10 @@ from docent.retrieval.embeddings import Embedder, Span
 from docent.retrieval.store import UnitVectors
 from docent.retrieval.types import Chunk
 
-# Bump when `split_units` or the way vectors are made changes: stores written by another
-# version are re-embedded by the next ingestion (see docent.ingest).
-UNITS_VERSION = 2
+# Bump when chunking (`docent.retrieval.chunking`), `split_units` or the way vectors are
+# made changes: stores written by another version are re-chunked and re-embedded by the
+# next ingestion (see docent.ingest).
+UNITS_VERSION = 3
 
 _WORD = re.compile(r"\w+")
 # How far past the previous unit the next one may start, in words (chrome, headings and

@@ -127,11 +127,24 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
     for text, tokens in units:
         current = pieces[-1]
         if current.parts and current.tokens + tokens > budget:
-            current = _Piece(section.path, section.slug, section.level)
+            full, current = current, _Piece(section.path, section.slug, section.level)
             pieces.append(current)
+            # A paragraph announcing what comes next ("...on every replica:") goes along
+            # with its code or list, so no chunk ends on a colon it cannot resolve.
+            intro = full.parts[-1]
+            carried = cost(intro)
+            if len(full.parts) > 1 and _announces(intro) and carried + tokens <= budget:
+                full.parts.pop()
+                full.tokens -= carried
+                current.parts.append(intro)
+                current.tokens += carried
         current.parts.append(text)
         current.tokens += tokens
     return [p for p in pieces if p.parts]
+
+
+def _announces(text: str) -> bool:
+    return not text.lstrip().startswith("```") and text.rstrip().endswith(":")
 
 
 def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
