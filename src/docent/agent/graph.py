@@ -83,7 +83,7 @@ def build_graph(
     chain = ModelChain(model, [search_tool], settings, model_id)
     cache = reply_cache or ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 
-    def check_input(state: AgentState) -> dict[str, Any]:
+    async def check_input(state: AgentState) -> dict[str, Any]:
         # The first node of every run: a thread's earlier run leaves nothing but messages.
         last = state["messages"][-1] if state["messages"] else None
         if not isinstance(last, HumanMessage) or is_blank(last.text):
@@ -226,19 +226,19 @@ def build_graph(
             cited = list(state.get("sources", []))
         return {"exit_reason": ExitReason.COMPLETED.value, "response": text, "cited": cited}
 
-    def after_input(state: AgentState) -> Literal["search_question", "llm", "__end__"]:
+    async def after_input(state: AgentState) -> Literal["search_question", "llm", "__end__"]:
         if state.get("exit_reason"):
             return "__end__"
         return "llm" if settings.first_search == "tool" else "search_question"
 
-    def after_search(state: AgentState) -> Literal["llm", "finalize_answer"]:
+    async def after_search(state: AgentState) -> Literal["llm", "finalize_answer"]:
         # Nothing found (or the store failed): the refusal, without a model call, so no
         # token that would be overruled is ever streamed.
         if state.get("response") or state.get("empty_searches", 0) == state.get("searches", 0):
             return "finalize_answer"
         return "llm"
 
-    def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
+    async def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
         if state.get("response"):
             return "finalize_answer"
         last = state["messages"][-1]
@@ -248,7 +248,7 @@ def build_graph(
             return "llm"
         raise ValueError(f"unexpected state after the llm node: {type(last).__name__}")
 
-    def after_tools(state: AgentState) -> Literal["llm", "finalize_answer"]:
+    async def after_tools(state: AgentState) -> Literal["llm", "finalize_answer"]:
         if state.get("response"):
             return "finalize_answer"
         # `first_search=tool`: the first searches found nothing, the refusal follows at once.
@@ -257,7 +257,7 @@ def build_graph(
             return "finalize_answer"
         return "llm"
 
-    def finalize_and_record(state: AgentState) -> dict[str, Any]:
+    async def finalize_and_record(state: AgentState) -> dict[str, Any]:
         return answer_message(state, finalize_answer(state))
 
     graph = StateGraph(AgentState, input_schema=InputState, output_schema=OutputState)
