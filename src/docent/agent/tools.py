@@ -6,6 +6,7 @@ import asyncio
 import re
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -129,8 +130,10 @@ _MARKUP = [
 ]
 
 
+@lru_cache(maxsize=1024)
 def _preview(text: str) -> str:
-    """A plain-text opening of a chunk: markdown marks removed, whitespace collapsed."""
+    """A plain-text opening of a chunk: markdown marks removed, whitespace collapsed;
+    remembered, as the same chunks come back across questions."""
     for pattern, replacement in _MARKUP:
         text = pattern.sub(replacement, text)
     flat = " ".join(text.split())

@@ -124,16 +124,17 @@ def coverage(
     terms = {t for t in tokenize(query) if t not in GENERIC and not t.isdigit()}
     if not terms:
         return 1.0
-    found = {t for h in hits for t in _terms_of(h.chunk)}
-    if root_freq is not None:
-        found |= {root(t) for t in found}
+    rooted = root_freq is not None
+    found = [_terms_and_roots(h.chunk) if rooted else _terms_of(h.chunk) for h in hits]
+
+    def covered(t: str) -> bool:
+        return any(t in f for f in found) or (rooted and any(root(t) in f for f in found))
+
     weight = {t: math.log((n_docs + 1) / (_freq(t, doc_freq, root_freq) + 0.5)) for t in terms}
     total = sum(weight.values())
     if total <= 0:
         return 1.0
-    return sum(
-        w for t, w in weight.items() if t in found or (root_freq is not None and root(t) in found)
-    ) / total
+    return sum(w for t, w in weight.items() if covered(t)) / total
 
 
 @lru_cache(maxsize=1024)
@@ -141,6 +142,13 @@ def _terms_of(chunk: Chunk) -> frozenset[str]:
     """The keyword terms of a chunk as indexed, remembered: hits come back across questions
     (tokenising them was 4% of a /chat)."""
     return frozenset(tokenize(embedding_text(chunk)))
+
+
+@lru_cache(maxsize=1024)
+def _terms_and_roots(chunk: Chunk) -> frozenset[str]:
+    """A chunk's terms and their roots, remembered like `_terms_of`."""
+    found = _terms_of(chunk)
+    return found | {root(t) for t in found}
 
 
 def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] | None) -> int:
