@@ -157,6 +157,15 @@ def test_a_table_flattened_to_one_cell_a_line_is_rebuilt():
         "Logs — Days: 7", "Traces — Days: 14", "Metrics — Days: 30"]
 
 
+def test_a_flattened_table_of_linked_addresses_is_rebuilt():
+    # A crawled table: bold header cells, then a name and its linked address per row.
+    link = "[0x5e44F178E8cF9B2F](https://explorer.example/address/0x5e44F178E8cF9B2F)"
+    other = "[0x046EDe9564A72571](https://explorer.example/token/0x046EDe9564A72571)"
+    body = f"**Contract**\n\n**Address**\n\nMultiCallV3\n\n{link}\n\nWSOMI\n\n{other}"
+    assert [u.text for u in split_units(body)] == [
+        f"MultiCallV3 — Address: {link}", f"WSOMI — Address: {other}"]
+
+
 def test_an_indented_code_block_is_code():
     body = "Add the network:\n\n    networks: {\n      local: { url: 'http://x' }\n    }\n\nDone now."
     units = split_units(body)

@@ -211,6 +211,9 @@ def _row_text(cells: list[str], header: list[str]) -> str:
 
 
 _CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]{8,}$")
+# A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
+_LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
 _NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
 
 
@@ -218,7 +221,9 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
     """Tables that a crawl flattened to one short line per cell, back as pipe tables.
 
     A run of six or more one-line paragraphs is a table when, after a header of p cells,
-    the cells fall into rows of p whose numeric columns repeat (the smallest such p wins).
+    the cells fall into rows of p whose value columns (numbers, hex addresses) repeat (the
+    smallest such p wins). A cell that is one link counts by its text, a bold header cell
+    by its words.
     """
     out: list[str] = []
     i = 0
@@ -233,7 +238,8 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
             alone = (j == 0 or not lines[j - 1].strip()) and (
                 j + 1 >= len(lines) or not lines[j + 1].strip()
             )
-            if not (alone and _CELL.match(text) and not text.endswith((".", ":"))):
+            shown = _shown(text)
+            if not (alone and _CELL.match(shown) and not shown.endswith((".", ":"))):
                 break
             cells.append((text, j))
             j += 1
@@ -248,20 +254,35 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
     return out
 
 
+def _shown(cell: str) -> str:
+    """What a cell line shows: a lone link's text, a bold header's words."""
+    link = _LONE_LINK.fullmatch(cell)
+    text = link.group(1) if link else cell
+    return text[2:-2].strip() if len(text) > 4 and text.startswith("**") and text.endswith(
+        "**") else text
+
+
+def _is_value(cell: str) -> bool:
+    """A number ("16.02%", "$1,940") or an address or hash ("0x5e44…"), maybe linked."""
+    shown = _shown(cell)
+    return bool(_NUMERIC.match(shown) or _HEX.match(shown))
+
+
 def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
     """Pipe-table lines for the leading cells that form a table, and how many it used."""
     for p in range(2, 6):
         header, body = cells[:p], cells[p:]
-        if any(_NUMERIC.match(h) for h in header) or len(body) < 2 * p:
+        if any(_is_value(h) for h in header) or len(body) < 2 * p:
             continue
         rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
-        pattern = [bool(_NUMERIC.match(c)) for c in rows[0]]
+        pattern = [_is_value(c) for c in rows[0]]
         if not any(pattern) or pattern[0]:
             continue
         good = 0
-        while good < len(rows) and [bool(_NUMERIC.match(c)) for c in rows[good]] == pattern:
+        while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
             good += 1
         if good >= 2:
+            header = [_shown(h) for h in header]
             table = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * p]
             table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
             return table, p + good * p
