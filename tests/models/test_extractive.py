@@ -166,6 +166,20 @@ def test_a_flattened_table_of_linked_addresses_is_rebuilt():
         f"MultiCallV3 — Address: {link}", f"WSOMI — Address: {other}"]
 
 
+def test_a_flattened_table_of_six_columns_keeps_its_totals_row():
+    header = ["ALLOCATION", "% OF TOKENS", "TOKENS", "% AT TGE", "CLIFF", "VESTING"]
+    rows = [["Team", "11%", "110,000", "0%", "12", "48"],
+            ["Ecosystem", "27.3%", "273,450", "5.075%", "0", "48"],
+            ["TOTAL", "100%", "1,000,000", "16.02%"]]  # the totals leave the last two empty
+    body = "\n\n".join(header + [c for row in rows for c in row]) + "\n\n* Team - early staff"
+    assert [u.text for u in split_units(body)] == [
+        "Team — % OF TOKENS: 11% — TOKENS: 110,000 — % AT TGE: 0% — CLIFF: 12 — VESTING: 48",
+        "Ecosystem — % OF TOKENS: 27.3% — TOKENS: 273,450 — % AT TGE: 5.075% — CLIFF: 0 — "
+        "VESTING: 48",
+        "TOTAL — % OF TOKENS: 100% — TOKENS: 1,000,000 — % AT TGE: 16.02%",
+        "Team - early staff"]
+
+
 def test_an_indented_code_block_is_code():
     body = "Add the network:\n\n    networks: {\n      local: { url: 'http://x' }\n    }\n\nDone now."
     units = split_units(body)

@@ -211,6 +211,7 @@ def _row_text(cells: list[str], header: list[str]) -> str:
 
 
 _CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
+_MAX_COLUMNS = 8
 _HEX = re.compile(r"^0x[0-9a-fA-F]{8,}$")
 # A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
 _LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
@@ -222,8 +223,9 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
 
     A run of six or more one-line paragraphs is a table when, after a header of p cells,
     the cells fall into rows of p whose value columns (numbers, hex addresses) repeat (the
-    smallest such p wins). A cell that is one link counts by its text, a bold header cell
-    by its words.
+    smallest such p wins, up to eight columns); a last row the run ends inside of, whose
+    cells start like the others', is a totals row with its last columns empty. A cell that
+    is one link counts by its text, a bold header cell by its words.
     """
     out: list[str] = []
     i = 0
@@ -270,7 +272,7 @@ def _is_value(cell: str) -> bool:
 
 def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
     """Pipe-table lines for the leading cells that form a table, and how many it used."""
-    for p in range(2, 6):
+    for p in range(2, _MAX_COLUMNS + 1):
         header, body = cells[:p], cells[p:]
         if any(_is_value(h) for h in header) or len(body) < 2 * p:
             continue
@@ -282,10 +284,20 @@ def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
         while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
             good += 1
         if good >= 2:
+            used = p + good * p
+            rows = rows[:good]
+            # The run ends inside one more row whose cells start like the others ("TOTAL",
+            # "100%", "16.02%"): a totals row that leaves its last columns empty.
+            last = cells[used:]
+            if good == len(rows) and 2 <= len(last) < p and (
+                [_is_value(c) for c in last] == pattern[: len(last)]
+            ):
+                rows.append(last + [""] * (p - len(last)))
+                used += len(last)
             header = [_shown(h) for h in header]
             table = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * p]
-            table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
-            return table, p + good * p
+            table += [" | ".join(["", *row, ""]).strip() for row in rows]
+            return table, used
     return None
 
 
