@@ -387,6 +387,22 @@ settings.retry_backoff = 2.0
     assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
 
 
+def test_a_value_question_gets_no_code_nobody_introduces():
+    # The same passage as above, asked "how long": the code that matches its words is no
+    # example of a duration.
+    text = """[1] Retries (retries.md)
+Failed calls are retried with a backoff of 2 seconds.
+
+A later section shows the settings.
+
+```python
+settings.retry_backoff = 2.0
+```"""
+    answer = compose_answer("How long is the retry backoff?", parse_references(text),
+                            fake_vectors(["backoff"]))
+    assert "backoff of 2 seconds" in answer and "```" not in answer
+
+
 def test_key_points_stop_at_ten():
     names = "amber basalt cedar dune ember flint garnet hazel indigo jade kelp lava moss nectar"
     facts = [f"The kiln glaze setting {w} fires {w}ware pots at {900 + i} degrees."

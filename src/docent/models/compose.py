@@ -261,8 +261,10 @@ def _on_topic_code(
 ) -> Candidate | None:
     """The best on-topic code block of a quoted passage that no chosen statement introduces
     (on-topic enough: a how-to question asks for one more readily)."""
-    if intent.kind in ("outcome", "concept"):
-        return None  # what happens, what something is: code nobody chosen introduces is noise
+    if intent.kind in ("outcome", "concept", "value"):
+        # What happens, what something is, how long or how many: code nobody chosen
+        # introduces is noise (a report template under "how long until a reply?").
+        return None
     quoted = {lead.page, *(p.page for p in points)}
     share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
     code = [
