@@ -260,8 +260,8 @@ def _shown(cell: str) -> str:
     """What a cell line shows: a lone link's text, a bold header's words."""
     link = _LONE_LINK.fullmatch(cell)
     text = link.group(1) if link else cell
-    return text[2:-2].strip() if len(text) > 4 and text.startswith("**") and text.endswith(
-        "**") else text
+    bold = len(text) > 4 and text.startswith("**") and text.endswith("**")
+    return text[2:-2].strip() if bold else text
 
 
 def _is_value(cell: str) -> bool:
@@ -287,11 +287,10 @@ def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
             used = p + good * p
             rows = rows[:good]
             # The run ends inside one more row whose cells start like the others ("TOTAL",
-            # "100%", "16.02%"): a totals row that leaves its last columns empty.
+            # "100%", "16.02%"): a totals row that leaves its last columns empty. (With a
+            # full row left over, the table ended at a row that broke the pattern.)
             last = cells[used:]
-            if good == len(rows) and 2 <= len(last) < p and (
-                [_is_value(c) for c in last] == pattern[: len(last)]
-            ):
+            if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
                 rows.append(last + [""] * (p - len(last)))
                 used += len(last)
             header = [_shown(h) for h in header]
