@@ -83,10 +83,11 @@ def compose_parts(
     code = _code_after(lead, at)
     # Code a key point introduces goes right under that point, not after the lead, where
     # it would read as the answer's example and leave the point ending in a colon.
-    owner = None if code else next(
-        (p for p in sorted(points, key=lambda c: -c.score) if _code_after(p, at)), None
+    by_score = sorted(points, key=lambda c: -c.score)
+    owner, nested = (None, None) if code else next(
+        ((p, after) for p in by_score if (after := _code_after(p, at)) is not None),
+        (None, None),
     )
-    nested = _code_after(owner, at) if owner else None
     if code is None and nested is None:
         code = _on_topic_code(cands, lead, points, intent)
     picked = [lead, *points]
@@ -118,7 +119,7 @@ def compose_parts(
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
     """The list items or rows a sentence ending in ":" announces."""
-    if not intro.unit.text.rstrip().endswith(":"):
+    if not intro.unit.announces:
         return []
     return [c for c in _neighbours(intro, cands) if c.unit.kind in ("item", "row")]
 
@@ -141,7 +142,7 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
             break
         if c is not lead and all(_distinct(c, p) for p in [lead, *points]):
             points.append(c)
-            if c.unit.text.rstrip().endswith(":"):  # and the list it introduces
+            if c.unit.announces:  # and the list it introduces
                 points += [
                     f
                     for f in _neighbours(c, cands)
@@ -167,7 +168,7 @@ def _intro_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
     before = same[at - 1] if at else None
     if before is None or before.unit.kind != "prose" or before.filler:
         return None
-    return before if before.unit.text.rstrip().endswith(":") else None
+    return before if before.unit.announces else None
 
 
 def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
@@ -193,7 +194,7 @@ def _joined(c: Candidate, tail: Candidate | None) -> str:
 
 def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
     """What a unit ending in ":" announces: the code block or list right after it."""
-    if not c.unit.text.rstrip().endswith(":"):
+    if not c.unit.announces:
         return []
     return _neighbours(c, cands)
 
@@ -203,7 +204,7 @@ def _complete(c: Candidate, cands: list[Candidate], shown: set[int]) -> bool:
     code (only when that code is shown); a unit announcing nothing always is."""
     announced = _announced(c, cands)
     if not announced:
-        return not c.unit.text.rstrip().endswith(":")
+        return not c.unit.announces
     return not announced[0].unit.is_code or id(announced[0]) in shown
 
 
@@ -214,7 +215,7 @@ def _closed(text: str) -> str:
 
 def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
     """A unit announcing something ("...as follows:") that its passage does not hold."""
-    return c.unit.text.rstrip().endswith(":") and not _announced(c, cands)
+    return c.unit.announces and not _announced(c, cands)
 
 
 def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -222,7 +223,7 @@ def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
     around it that score close to it."""
     same, at = _passage(lead, cands)
     out: list[Candidate] = []
-    if lead.unit.text.rstrip().endswith(":"):
+    if lead.unit.announces:
         follow = same[at + 1 :]
         if follow and follow[0].unit.is_code:
             return follow[:1]

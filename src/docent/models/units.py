@@ -46,6 +46,11 @@ class Unit:
         return self.kind == "code"
 
     @property
+    def announces(self) -> bool:
+        """Ends in a colon: it announces what follows ("...on every replica:")."""
+        return self.text.rstrip().endswith(":")
+
+    @property
     def is_empty_code(self) -> bool:
         """A code block with nothing between its fences (ingestion may drop a line that
         looks like a secret, a sample token say): nothing to show."""

@@ -133,7 +133,7 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
             # with its code or list, so no chunk ends on a colon it cannot resolve.
             intro = full.parts[-1]
             carried = cost(intro)
-            if len(full.parts) > 1 and _announces(intro) and carried + tokens <= budget:
+            if len(full.parts) > 1 and intro.rstrip().endswith(":") and carried + tokens <= budget:
                 full.parts.pop()
                 full.tokens -= carried
                 current.parts.append(intro)
@@ -141,10 +141,6 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
         current.parts.append(text)
         current.tokens += tokens
     return [p for p in pieces if p.parts]
-
-
-def _announces(text: str) -> bool:
-    return not text.lstrip().startswith("```") and text.rstrip().endswith(":")
 
 
 def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
