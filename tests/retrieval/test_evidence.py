@@ -43,6 +43,15 @@ def test_a_count_needs_a_number_next_to_what_is_counted():
     assert states(question, "`content_preview` holds the first 300 characters of the passage.")
 
 
+def test_a_share_is_no_count():
+    # "50% of the fees go to validators" says what share they get, not how many there are.
+    question = "How many validators are active on the network?"
+    assert not states(question, "50% of all fees are distributed to all validators.")
+    assert not states(question, "Validators receive 12.5 % of the rewards.")
+    assert not states(question, "Validators earn 20 percent of each block's fees.")
+    assert states(question, "The network has 100 active validators; 50% of fees go to them.")
+
+
 def test_a_size_is_stated_of_what_the_question_names_before_size():
     # "markdown file" names what the size is of: a size of something else in the same
     # words' neighbourhood ("files", "largest", "ingestion") does not answer it.

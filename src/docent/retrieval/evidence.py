@@ -59,8 +59,10 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         r"|gigabytes?|terabytes?|characters?|chars?|tokens?|lines?|words?)\b",
         re.I,
     ),
-    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?![\w/-])|\b(?:one|two|three|four|five|six"
-                        r"|seven|eight|nine|ten|hundred|thousand|million|billion)\b", re.I),
+    # A share ("50% of fees go to validators") is no count of what it is a share of.
+    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?![\w/.%-])(?!\s*(?:%|per\s*cent\b))"
+                        r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred"
+                        r"|thousand|million|billion)\b", re.I),
     "number": re.compile(r"(?<![\w/.-])\d|\b0x[0-9a-f]+", re.I),
 }
 # Words of the question that say what kind of value it wants, not what it is about.
