@@ -58,6 +58,17 @@ To send an email after the response, pass your function to `background_tasks.add
     assert "`background_tasks.add_task()`" in lead_statement(answer)
 
 
+def test_how_long_leads_with_a_duration_not_with_any_number():
+    # Both statements are about sessions and hold a number; "how long" asks for a duration.
+    text = """[1] Sessions (sessions.md)
+At most 1000 sessions fit in memory.
+
+A session expires after 30 minutes without a question."""
+    answer = compose_answer("How long does docent keep a session?", parse_references(text),
+                            fake_vectors(["session"]))
+    assert lead_statement(answer).startswith("A session expires after 30 minutes")
+
+
 def test_a_lead_does_not_announce_what_the_answer_cannot_show():
     # The announcing sentence matches the question best, but its list is not retrieved.
     text = """[1] Limits (limits.md)

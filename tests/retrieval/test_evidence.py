@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docent.intent import Measure, measure_of
-from docent.retrieval.evidence import states_value
+from docent.retrieval.evidence import states_kind, states_value
 from docent.retrieval.types import Chunk, Hit
 
 # A corpus of 100 chunks; "node" is in 5 of them, "validator" in 10, "docent" in 60.
@@ -165,3 +165,15 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     off = settings.model_copy(update={"refuse_missing_values": False})
     assert HybridRetriever(open_store(off, embedder), embedder, off, max_unknown_shift=2.0,
                            min_coverage=0.0, check_names=False).search(question, 3)
+
+
+@pytest.mark.parametrize(("kind", "text", "stated"), [
+    ("duration", "A session expires after 30 minutes.", True),
+    ("duration", "`TIMEOUT_SECONDS` | 30", True),  # a bare number with a unit of time
+    ("duration", "At most 1000 sessions fit in memory.", False),
+    ("size", "Each replica needs about 400 MB.", True),
+    ("size", "Each replica answers 85 questions a second.", False),
+    ("count", "50% of all fees go to validators.", False),
+])
+def test_what_states_a_value_of_a_kind(kind, text, stated):
+    assert states_kind(kind, text) is stated

@@ -7,9 +7,11 @@ better-ranked pages, then two readings of what the unit says:
   shows...", "In this tutorial you will...", "See the X page") answers nothing; it never
   leads and weighs less as a key point;
 - **fit**: a statement with the kind of content the question asks for (`intent`) gains a
-  little: a number for "how many", a name or identifier for "which setting", an
+  little: a value of the kind asked for ("how long": a duration, `intent.measure_of`; any
+  number when the question names no kind), a name or identifier for "which setting", an
   instruction or a command for "how do I", an outcome ("returns", "is refused") for "what
-  happens".
+  happens". It gains more when the question says exactly what form its answer takes (an
+  instruction with code, a value of a named kind).
 
 Without vectors the words alone (weight 1) decide. Weights measured on the development and
 fresh question sets (bench/README.md).
@@ -24,18 +26,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from docent.intent import Intent
+from docent.intent import Intent, Measure, measure_of
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
+from docent.retrieval.evidence import states_kind
 
 _MAX_UNIT_CHARS = 600
 _W_LEX = 0.35
 _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
-# A statement whose content is the kind the question asks for (for a how-to question: an
-# instruction with code, the form docs give their answers in, so it weighs more).
+# A statement whose content is the kind the question asks for (it weighs more when the
+# question says exactly what form the answer takes: an instruction with code, the form docs
+# give how-to answers in; a value of the kind asked for, such as a duration for "how long").
 _FIT = 0.06
-_FIT_HOWTO = 0.15
+_FIT_DEFINITE = 0.15
 _FILLER = 0.12  # a sentence about the docs themselves
 
 _FILLER_RE = re.compile(
@@ -155,18 +159,20 @@ def is_filler(text: str) -> bool:
     return bool(_FILLER_RE.search(text.lstrip("*_ ")))
 
 
-def fits(intent: Intent, unit: Unit) -> int:
+def fits(intent: Intent, unit: Unit, measure: Measure | None = None) -> int:
     """+1 when the unit holds the kind of content the question asks for; -1 when it is an
     instruction and the question asks what happens or what something is (a how-to answer
     to another question); else 0."""
     text = unit.text
     if intent.kind in ("outcome", "concept") and _IMPERATIVE.match(text):
         return -1
-    return int(_holds(intent, unit, text))
+    return int(_holds(intent, unit, text, measure))
 
 
-def _holds(intent: Intent, unit: Unit, text: str) -> bool:
+def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bool:
     if intent.kind == "value":
+        if measure is not None and _definite(measure):
+            return states_kind(measure.kind, text)  # "how long": a duration, not any number
         return bool(_NUMBER.search(text))
     if intent.kind == "name":
         return bool(_INLINE_CODE.search(text) or _IDENTIFIER.search(text))
@@ -183,6 +189,7 @@ def score(
 ) -> list[Candidate]:
     """The candidates with their scores (see the module docstring)."""
     wanted = set(terms(question))
+    measure = measure_of(question)
     df = Counter(t for c in cands for t in c.terms & wanted)
     idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
     lex = [
@@ -207,11 +214,16 @@ def score(
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         filler = not c.unit.is_code and is_filler(c.unit.text)
         value = sm + w_lex * lx / top + _prior(c)
-        fit = _FIT_HOWTO if intent.kind == "howto" else _FIT
-        value += fit * fits(intent, c.unit) - _FILLER * filler
+        fit = _FIT_DEFINITE if intent.kind == "howto" or _definite(measure) else _FIT
+        value += fit * fits(intent, c.unit, measure) - _FILLER * filler
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
+
+
+def _definite(measure: Measure | None) -> bool:
+    """A value question that names the kind of value: a duration, a size, a price..."""
+    return measure is not None and measure.kind != "number"
 
 
 def _where(ref: Reference) -> str:

@@ -164,6 +164,15 @@ def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
     return total == 0 or sum(w for t, w in weight.items() if t in words) >= _SHARE * total
 
 
+def states_kind(kind: MeasureKind, text: str) -> bool:
+    """Whether `text` states a value of `kind` at all, next to anything (a bare number is a
+    duration when the text names a unit of time)."""
+    if _STATED[kind].search(text):
+        return True
+    return (kind == "duration" and bool(_BARE_NUMBER.search(text))
+            and bool(_TIME_UNIT_WORD.search(text)))
+
+
 def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     """Whether the segment states a value of the measure's kind (for a count: a number in
     the same sentence as what is counted; for a duration, a bare number counts when its
