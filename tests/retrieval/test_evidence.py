@@ -174,6 +174,10 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("size", "Each replica needs about 400 MB.", True),
     ("size", "Each replica answers 85 questions a second.", False),
     ("count", "50% of all fees go to validators.", False),
+    ("money", "Registering a name costs 3.5 SOMI a year.", True),
+    # Digits inside a hex address are no amount ("07BEC") and no size ("67b").
+    ("money", '"wallet": "0x4F40da1a67b891Ec7cCD54F809AFDD72CCc07BEC"', False),
+    ("size", "Deployed at 0x9ac0da1a67b.", False),
 ])
 def test_what_states_a_value_of_a_kind(kind, text, stated):
     assert states_kind(kind, text) is stated

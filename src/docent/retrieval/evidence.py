@@ -50,12 +50,12 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         re.I,
     ),
     "money": re.compile(
-        r"[$€£¥]\s*\d|\d[\d,.]*\s*(?:[kKmMbB]\s+)?(?:[A-Z]{2,6}\b|usd\b|eur\b|dollars?\b"
+        r"[$€£¥]\s*\d|(?<![\w.])\d[\d,.]*\s*(?:[kKmMbB]\s+)?(?:[A-Z]{2,6}\b|usd\b|eur\b|dollars?\b"
         r"|cents?\b|gwei\b|wei\b|tokens?\b|gas\b)|\bfree\b|\bno\s+(?:cost|fee|charge)\b"
         r"|\bcosts?\s+nothing\b|\bat\s+no\s+cost\b"
     ),
     "size": re.compile(
-        r"\d[\d,.]*\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?|kilobytes?|megabytes?"
+        r"(?<![\w.])\d[\d,.]*\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?|kilobytes?|megabytes?"
         r"|gigabytes?|terabytes?|characters?|chars?|tokens?|lines?|words?)\b",
         re.I,
     ),

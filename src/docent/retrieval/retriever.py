@@ -34,8 +34,6 @@ _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
 # them from Chroma was 7% of a /chat's CPU. A chunk's unit vectors are ~15 KB, its own 1.5 KB.
 _UNIT_TABLES = 512
 _CHUNK_VECTORS = 4096
-# Passages of the best page after the top k that the value check reads (`search`).
-_VALUE_EXTRA = 2
 
 
 def build_retriever(settings: Settings, embedder: Embedder | None = None,
@@ -52,7 +50,7 @@ class HybridRetriever:
     chunks boosted by other candidates from their file (`file_weight`, `file_decay`), then at
     most `per_file` chunks of one file in the top `k` (0: no limit), followed by up to `expand`
     more chunks of the best file (each at most `expand_chars` long; the sufficiency check
-    reads only the top `k`, the value check `_VALUE_EXTRA` of them too). Defaults measured in
+    reads only the top `k`, the value check every hit). Defaults measured in
     bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
     vectors, clipped to 0..1, for every hit, keyword-only ones included; it never sets order.
     """
@@ -151,12 +149,9 @@ class HybridRetriever:
         hits = self._search(query, k, index, current, vector)
         if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
-        # The value check reads the top k and two more: the later passages of the page give
-        # the answer more to quote, but gave the check a value to find for an unanswerable
-        # question ("cost per year to renew a .somi domain").
-        if hits and self.check_values and not self.states_value(
-            query, hits[: k + _VALUE_EXTRA], fingerprint
-        ):
+        # The value check reads every passage the answer may quote: a figure is often in a
+        # later section of the best page ("Sizing" under "Running several replicas").
+        if hits and self.check_values and not self.states_value(query, hits, fingerprint):
             return []  # it asks for a value no passage gives
         if current:  # answered while the new index was on its way: not for the cache
             self._cache.put(key, hits)
