@@ -82,6 +82,20 @@ def test_questions_about_what_the_docs_never_mention_count_as_empty(data_setting
     assert retriever.cache_info().size == 0  # empty results are never cached
 
 
+def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
+    tmp_path, data_settings
+):
+    # "Kubernetes" is in no doc. Where it only describes the user's setup, the question is
+    # still about ZQX_TURBO_MODE; where the question asks about it, the docs cannot answer.
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0)
+    assert retriever.search("My service runs on Kubernetes. How do I turn on ZQX_TURBO_MODE?", 3)
+    assert retriever.search("How do I turn on ZQX_TURBO_MODE on Kubernetes?", 3) == []
+    assert retriever.search("My service runs on Kubernetes. How do I turn on ZQX_TURBO_MODE "
+                            "there?", 3) == []
+
+
 def test_blank_queries_return_nothing_without_searching(data_settings, fake_embedder):
     retriever = _retriever(data_settings, fake_embedder)
     assert retriever.search("   \n\t", 5) == []

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from docent.retrieval.bm25 import KeywordIndex
-from docent.retrieval.sufficiency import coverage, unknown_names, unknown_words, without
+from docent.retrieval.sufficiency import (
+    asked_part,
+    coverage,
+    unknown_names,
+    unknown_words,
+    without,
+)
 from docent.retrieval.types import Chunk, Hit
 
 
@@ -125,3 +133,22 @@ def test_without_removes_the_words_and_tidies_spaces():
     found = unknown_words(question, INDEX.doc_freq, INDEX.raw_words)
     assert without(question, found) == "How do I the for cleanup code?"
     assert without(question, []) == question
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    # The scene before the question holds the user's own names.
+    ("I add an X-Total-Count header to responses, but my frontend can't read it. What am I "
+     "missing?", "What am I missing?"),
+    ("We generate a client. Its names look like readItemsGet. How do I get shorter ones?",
+     "How do I get shorter ones?"),
+    # A question alone, one that asks first, or one that points back at the scene: all of it.
+    ("How do I expose Prometheus metrics?", "How do I expose Prometheus metrics?"),
+    ("How do I deploy? I want to use Heroku.", "How do I deploy? I want to use Heroku."),
+    ("We run on Azure Functions. How do I deploy there?",
+     "We run on Azure Functions. How do I deploy there?"),
+    ("My files are Latin-1. Will that break ingestion?",
+     "My files are Latin-1. Will that break ingestion?"),
+    ("I use Slack and want docent in it.", "I use Slack and want docent in it."),
+])
+def test_the_asked_part_of_a_question(question, asked):
+    assert asked_part(question) == asked

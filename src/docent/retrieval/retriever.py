@@ -20,6 +20,7 @@ from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fu
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
     GENERIC,
+    asked_part,
     asks_for_unknown,
     coverage,
     unknown_names,
@@ -201,7 +202,7 @@ class HybridRetriever:
     ) -> bool:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`);
         `vector`, the query's embedding when the caller has it, saves embedding it again."""
-        if self.check_names and self.unknown_names(query, fingerprint):
+        if self.check_names and self.unknown_names(asked_part(query), fingerprint):
             return False
         if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it
             self.unknown_shift(query, fingerprint, vector) > self.max_unknown_shift

@@ -6,7 +6,9 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
 1. Unknown names: the question names something (a capitalised word inside a sentence,
    an acronym, even typed in lower case, a mixed-case or digit-bearing term such as "gRPC"
    or "HTTP/3") that the corpus never uses, in any form. Docs that never mention a thing
-   cannot explain it.
+   cannot explain it. A name only in the sentences that set the scene before the question
+   ("I add an X-Total-Count header to my responses, but... What am I missing?") is the
+   user's own, not what the docs must explain (`asked_part`).
 2. Unknown words that carry the question: any word the corpus never uses in any form
    ("ambassador"), capitalised or not. Such words are often harmless paraphrase ("folder"
    for "directory"), so this one fires only when the question's meaning depends on them:
@@ -47,6 +49,23 @@ _VOWEL = re.compile(r"[aeiouy]")
 _FILLERS = frozenset("btw pls plz thx thnx tbh lmk smth ppl hmm hmmm brb fwiw nvm".split())
 _NO_CHANGELOG = Changelog()
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
+
+
+# Words in the asking sentence that point back at the scene before it ("How do I deploy
+# THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
+_BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def asked_part(question: str) -> str:
+    """The question from its first sentence that asks (ends in "?") on, when sentences that
+    only set the scene come before it and the asking ones do not point back at them."""
+    parts = _SENTENCE_END.split(question.strip())
+    first = next((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), 0)
+    asked = parts[first:]
+    if first == 0 or any(_BACK_REFERENCE.search(p) for p in asked):
+        return question
+    return " ".join(asked)
 
 
 def unknown_names(
