@@ -180,6 +180,34 @@ def test_a_flattened_table_of_six_columns_keeps_its_totals_row():
         "Team - early staff"]
 
 
+def test_a_flattened_table_whose_last_column_holds_sentences_is_rebuilt():
+    # A crawled "Phase | Duration | Overview" table: the overview cells are sentences.
+    cells = ["Phase", "Duration", "Overview",
+             "Bootstrap", "0-6 months", "Foundation board in control. Groups form.",
+             "Transition", "6-24 months", "All groups take part."]
+    body = "The phases are below.\n\n" + "\n\n".join(cells) + "\n\nThe roadmap may change."
+    assert [u.text for u in split_units(body)] == [
+        "The phases are below.",
+        "Bootstrap — Duration: 0-6 months — Overview: Foundation board in control. Groups form.",
+        "Transition — Duration: 6-24 months — Overview: All groups take part.",
+        "The roadmap may change."]
+
+
+def test_labels_and_sentences_that_are_no_table_stay_as_written():
+    # An FAQ crawled to one line a paragraph: a question is no column header or row label.
+    faq = "\n\n".join(["How much does a launch cost?", "3.5 SOMI + gas",
+                          "Can I trade at once?", "Yes, right after launch.",
+                          "Which wallets work?", "MetaMask and others work fine."])
+    assert [u.text for u in split_units(faq)] == [
+        "3.5 SOMI + gas", "Yes, right after launch.", "MetaMask and others work fine."]
+    # A docs-builder admonition's fences are no cells either.
+    note = ("</div>\n\n////\n\n/// tip\n\nIn Bash, set both variables before the command."
+            "\n\n///\n\nAnd then the `admin_email` setting is set.")
+    assert [u.text for u in split_units(note)] == [
+        "In Bash, set both variables before the command.",
+        "And then the `admin_email` setting is set."]
+
+
 def test_an_indented_code_block_is_code():
     body = "Add the network:\n\n    networks: {\n      local: { url: 'http://x' }\n    }\n\nDone now."
     units = split_units(body)

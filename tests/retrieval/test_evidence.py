@@ -75,6 +75,20 @@ def test_only_the_sentence_asking_for_the_value_must_be_next_to_it():
     assert states("How long does the bootstrap last?", "Bootstrap\n0-6 months post-mainnet")
 
 
+def test_a_crawled_table_is_read_a_row_at_a_time():
+    # "Phase | Duration | Overview" flattened to one cell a line: the overview that says
+    # what the duration is of comes after the value, outside the lines before it.
+    table = "\n\n".join(["Phase", "Duration", "Overview",
+                            "Bootstrap", "0-6 months post-mainnet",
+                            "Foundation board in control. Other groups have no control.",
+                            "Transition", "6-24 months", "All groups take part in votes."])
+    freq = {**FREQ, "foundation": 3, "board": 3, "control": 5, "stay": 4}
+    question = "How long does the foundation board stay in control?"
+    assert states_value(question, [hit(table)], freq, 100)
+    assert not states_value(question, [hit(table.replace("Foundation board", "The council"))],
+                            freq, 100)
+
+
 def test_digits_in_markup_are_no_values():
     page = 'Open WebSocket connections: ![up to 64](/img/ws.png) <img src="/img/ws-2.png">'
     assert not states("How many WebSocket connections can one worker keep open?", page)

@@ -93,7 +93,7 @@ def split_units(body: str) -> list[Unit]:
     the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
-    lines = _named_paragraphs(_rebuild_tables(body.splitlines()))
+    lines = _named_paragraphs(rebuild_tables(body.splitlines()))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -223,7 +223,7 @@ _LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
 _NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
 
 
-def _rebuild_tables(lines: list[str]) -> list[str]:
+def rebuild_tables(lines: list[str]) -> list[str]:
     """Tables that a crawl flattened to one short line per cell, back as pipe tables.
 
     A run of six or more one-line paragraphs is a table when, after a header of p cells,
@@ -251,6 +251,9 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
             cells.append((text, j))
             j += 1
         found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
+        if found is None:
+            cells = _prose_run(lines, i)
+            found = _as_prose_table([c for c, _ in cells]) if len(cells) >= 6 else None
         if found:
             table, used = found
             out += ["", *table, ""]
@@ -259,6 +262,69 @@ def _rebuild_tables(lines: list[str]) -> list[str]:
             out.append(lines[i])
             i += 1
     return out
+
+
+def _prose_run(lines: list[str], i: int) -> list[tuple[str, int]]:
+    """The one-line paragraphs from line `i` on that could be table cells, sentences too."""
+    cells: list[tuple[str, int]] = []
+    j = i
+    while j < len(lines):
+        text = lines[j].strip()
+        if not text:
+            j += 1
+            continue
+        alone = (j == 0 or not lines[j - 1].strip()) and (
+            j + 1 >= len(lines) or not lines[j + 1].strip()
+        )
+        if not alone or not _PROSE_CELL.match(text) or _DIRECTIVE.fullmatch(text):
+            break
+        cells.append((text, j))
+        j += 1
+    return cells
+
+
+# A crawled cell of any length: not a heading, list item, quote, table line or code fence.
+_PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
+
+
+def _is_heading_cell(cell: str) -> bool:
+    """A short cell that names something: a header or a row's first cell, not a sentence,
+    a question or a value."""
+    shown = _shown(cell)
+    return bool(_CELL.match(shown)) and not shown.endswith((".", ":", "?")) and not _is_value(cell)
+
+
+def _is_sentence(cell: str) -> bool:
+    return _shown(cell).endswith((".", "!")) and len(cell.split()) >= 3
+
+
+def _as_prose_table(cells: list[str]) -> tuple[list[str], int] | None:
+    """Pipe-table lines for a crawled table whose columns hold sentences ("Phase | Duration |
+    Overview": "Bootstrap", "0-6 months", "Foundation board in control. ..."): a header
+    of p labels, then at least two rows of p cells that start with a label and end with a
+    sentence, the same columns holding sentences in every row."""
+    for p in range(2, _MAX_COLUMNS + 1):
+        header, body = cells[:p], cells[p:]
+        if not all(_is_heading_cell(h) for h in header) or len(body) < 2 * p:
+            continue
+        rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
+
+        def shape(row: list[str]) -> list[bool] | None:
+            if not _is_heading_cell(row[0]) or not _is_sentence(row[-1]):
+                return None
+            prose = [_is_sentence(c) for c in row]
+            short = all(_CELL.match(_shown(c)) for c, s in zip(row, prose, strict=True) if not s)
+            return prose if short else None
+
+        first = shape(rows[0])
+        good = 0
+        while first is not None and good < len(rows) and shape(rows[good]) == first:
+            good += 1
+        if good >= 2:
+            table = [" | ".join(["", *(_shown(h) for h in header), ""]).strip(), "|" + "---|" * p]
+            table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
+            return table, p + good * p
+    return None
 
 
 def _shown(cell: str) -> str:

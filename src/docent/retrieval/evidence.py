@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from docent.intent import Measure, MeasureKind, measure_of
+from docent.models.units import rebuild_tables
 from docent.retrieval.bm25 import stem, tokenize
 from docent.retrieval.types import Hit
 
@@ -122,7 +123,9 @@ def states_value(
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
     for hit in hits:
-        text = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", hit.chunk.text)
+        # A crawled table is read as the answer reads it: a row's cells on one line.
+        rows = "\n".join(rebuild_tables(hit.chunk.text.splitlines()))
+        text = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", rows)
         segments = [s for s in _SEGMENT.split(text) if s.strip()]
         heading = hit.chunk.section_title or hit.chunk.title
         for i, segment in enumerate(segments):
