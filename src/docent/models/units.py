@@ -251,7 +251,7 @@ def rebuild_tables(lines: list[str]) -> list[str]:
             cells.append((text, j))
             j += 1
         found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
-        if found is None:
+        if found is None and _opens_header(lines, i):
             cells = _prose_run(lines, i)
             found = _as_prose_table([c for c, _ in cells]) if len(cells) >= 6 else None
         if found:
@@ -262,6 +262,20 @@ def rebuild_tables(lines: list[str]) -> list[str]:
             out.append(lines[i])
             i += 1
     return out
+
+
+def _opens_header(lines: list[str], i: int) -> bool:
+    """Whether line `i` and the next non-blank line are both labels (a header has two or
+    more): a cheap test before reading a run of cells."""
+    alone = (i == 0 or not lines[i - 1].strip()) and (
+        i + 1 >= len(lines) or not lines[i + 1].strip()
+    )
+    if not alone or not _is_heading_cell(lines[i].strip()):
+        return False
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and _is_heading_cell(lines[j].strip())
 
 
 def _prose_run(lines: list[str], i: int) -> list[tuple[str, int]]:
@@ -290,6 +304,8 @@ _PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
 def _is_heading_cell(cell: str) -> bool:
     """A short cell that names something: a header or a row's first cell, not a sentence,
     a question or a value."""
+    if not cell or cell.endswith((".", ":", "?")) or (len(cell) > 60 and "](" not in cell):
+        return False  # most lines of a passage: sentences, settled without a regex
     shown = _shown(cell)
     return bool(_CELL.match(shown)) and not shown.endswith((".", ":", "?")) and not _is_value(cell)
 

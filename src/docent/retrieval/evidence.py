@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from docent.intent import Measure, MeasureKind, measure_of
 from docent.models.units import rebuild_tables
@@ -123,10 +124,7 @@ def states_value(
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
     for hit in hits:
-        # A crawled table is read as the answer reads it: a row's cells on one line.
-        rows = "\n".join(rebuild_tables(hit.chunk.text.splitlines()))
-        text = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", rows)
-        segments = [s for s in _SEGMENT.split(text) if s.strip()]
+        segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
         for i, segment in enumerate(segments):
             near = " ".join(segments[max(0, i - 2) : i + 1])
@@ -136,6 +134,16 @@ def states_value(
             if named <= words and (subject or _covered(words, weight)):
                 return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _segments(text: str) -> tuple[str, ...]:
+    """A passage's sentences and lines, without markup's digits, remembered: the same
+    passages come back for related questions. A crawled table is read as the answer reads
+    it, a row's cells on one line."""
+    rows = "\n".join(rebuild_tables(text.splitlines()))
+    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", rows)
+    return tuple(s for s in _SEGMENT.split(plain) if s.strip())
 
 
 def _clause(question: str, measure: Measure) -> str:
