@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -235,24 +236,10 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(lines):
-        cells: list[tuple[str, int]] = []
-        j = i
-        while j < len(lines):
-            text = lines[j].strip()
-            if not text:
-                j += 1
-                continue
-            alone = (j == 0 or not lines[j - 1].strip()) and (
-                j + 1 >= len(lines) or not lines[j + 1].strip()
-            )
-            shown = _shown(text)
-            if not (alone and _CELL.match(shown) and not shown.endswith((".", ":"))):
-                break
-            cells.append((text, j))
-            j += 1
+        cells = _run(lines, i, _is_short_cell)
         found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
         if found is None and _opens_header(lines, i):
-            cells = _prose_run(lines, i)
+            cells = _run(lines, i, _is_prose_cell)
             found = _as_prose_table([c for c, _ in cells]) if len(cells) >= 6 else None
         if found:
             table, used = found
@@ -264,22 +251,16 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     return out
 
 
-def _opens_header(lines: list[str], i: int) -> bool:
-    """Whether line `i` and the next non-blank line are both labels (a header has two or
-    more): a cheap test before reading a run of cells."""
-    alone = (i == 0 or not lines[i - 1].strip()) and (
-        i + 1 >= len(lines) or not lines[i + 1].strip()
-    )
-    if not alone or not _is_heading_cell(lines[i].strip()):
-        return False
-    j = i + 1
-    while j < len(lines) and not lines[j].strip():
-        j += 1
-    return j < len(lines) and _is_heading_cell(lines[j].strip())
+def _alone(lines: list[str], j: int) -> bool:
+    """Whether line `j` is a paragraph of one line: blank (or nothing) before and after."""
+    before = j == 0 or not lines[j - 1].strip()
+    return before and (j + 1 >= len(lines) or not lines[j + 1].strip())
 
 
-def _prose_run(lines: list[str], i: int) -> list[tuple[str, int]]:
-    """The one-line paragraphs from line `i` on that could be table cells, sentences too."""
+def _run(
+    lines: list[str], i: int, is_cell: Callable[[str], bool]
+) -> list[tuple[str, int]]:
+    """The one-line paragraphs from line `i` on that `is_cell` accepts, with their lines."""
     cells: list[tuple[str, int]] = []
     j = i
     while j < len(lines):
@@ -287,17 +268,35 @@ def _prose_run(lines: list[str], i: int) -> list[tuple[str, int]]:
         if not text:
             j += 1
             continue
-        alone = (j == 0 or not lines[j - 1].strip()) and (
-            j + 1 >= len(lines) or not lines[j + 1].strip()
-        )
-        if not alone or not _PROSE_CELL.match(text) or _DIRECTIVE.fullmatch(text):
+        if not _alone(lines, j) or not is_cell(text):
             break
         cells.append((text, j))
         j += 1
     return cells
 
 
-# A crawled cell of any length: not a heading, list item, quote, table line or code fence.
+def _is_short_cell(text: str) -> bool:
+    shown = _shown(text)
+    return bool(_CELL.match(shown)) and not shown.endswith((".", ":"))
+
+
+def _is_prose_cell(text: str) -> bool:
+    """A cell of any length: not a heading, list item, quote, table line, fence or directive."""
+    return bool(_PROSE_CELL.match(text)) and not _DIRECTIVE.fullmatch(text)
+
+
+def _opens_header(lines: list[str], i: int) -> bool:
+    """Whether line `i` and the next non-blank line are both labels (a header has two or
+    more): a cheap test before reading a run of cells."""
+    if not _alone(lines, i) or not _is_heading_cell(lines[i].strip()):
+        return False
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and _is_heading_cell(lines[j].strip())
+
+
+# A cell of any length, as a line starts: not a heading, list item, quote, table line or fence.
 _PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
 
 
