@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeGuard
 
 from docent.intent import Intent, Measure, measure_of
 from docent.models.text import Reference, terms
@@ -171,7 +172,7 @@ def fits(intent: Intent, unit: Unit, measure: Measure | None = None) -> int:
 
 def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bool:
     if intent.kind == "value":
-        if measure is not None and _definite(measure):
+        if _definite(measure):
             return states_kind(measure.kind, text)  # "how long": a duration, not any number
         return bool(_NUMBER.search(text))
     if intent.kind == "name":
@@ -221,7 +222,7 @@ def score(
     return out
 
 
-def _definite(measure: Measure | None) -> bool:
+def _definite(measure: Measure | None) -> TypeGuard[Measure]:
     """A value question that names the kind of value: a duration, a size, a price..."""
     return measure is not None and measure.kind != "number"
 

@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from docent.intent import Measure, MeasureKind, measure_of
-from docent.models.units import rebuild_tables
 from docent.retrieval.bm25 import stem, tokenize
+from docent.retrieval.tables import rebuild_tables
 from docent.retrieval.types import Hit
 
 _SPELLED = (

@@ -1,0 +1,181 @@
+"""Tables that a crawl of a documentation site flattened to one cell a line, read back as
+pipe tables: by the answerer (`docent.models.units`) and by the value check
+(`docent.retrieval.evidence`), so that both read a row's cells together."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# Docs-builder directives ("/// tip", "!!! note", "{* file *}") and rules: never content.
+DIRECTIVE = re.compile(
+    r"^(\{\*.*\*\}|\{!.*!\}|:::.*|///.*|!!!.*|\?\?\?.*|(\*\s*){3,}|(-\s*){3,}|[|:\- ]+)$"
+)
+_CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
+_MAX_COLUMNS = 8
+_HEX = re.compile(r"^0x[0-9a-fA-F]{8,}$")
+# A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
+_LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
+_NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
+
+
+def rebuild_tables(lines: list[str]) -> list[str]:
+    """Tables that a crawl flattened to one short line per cell, back as pipe tables.
+
+    A run of six or more one-line paragraphs is a table when, after a header of p cells,
+    the cells fall into rows of p whose value columns (numbers, hex addresses) repeat (the
+    smallest such p wins, up to eight columns); a last row the run ends inside of, whose
+    cells start like the others', is a totals row with its last columns empty. A cell that
+    is one link counts by its text, a bold header cell by its words.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        cells = _run(lines, i, _is_short_cell)
+        found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
+        if found is None and _opens_header(lines, i):
+            cells = _run(lines, i, _is_prose_cell)
+            found = _as_prose_table([c for c, _ in cells]) if len(cells) >= 6 else None
+        if found:
+            table, used = found
+            out += ["", *table, ""]
+            i = cells[used - 1][1] + 1
+        else:
+            out.append(lines[i])
+            i += 1
+    return out
+
+
+def _alone(lines: list[str], j: int) -> bool:
+    """Whether line `j` is a paragraph of one line: blank (or nothing) before and after."""
+    before = j == 0 or not lines[j - 1].strip()
+    return before and (j + 1 >= len(lines) or not lines[j + 1].strip())
+
+
+def _run(
+    lines: list[str], i: int, is_cell: Callable[[str], bool]
+) -> list[tuple[str, int]]:
+    """The one-line paragraphs from line `i` on that `is_cell` accepts, with their lines."""
+    cells: list[tuple[str, int]] = []
+    j = i
+    while j < len(lines):
+        text = lines[j].strip()
+        if not text:
+            j += 1
+            continue
+        if not _alone(lines, j) or not is_cell(text):
+            break
+        cells.append((text, j))
+        j += 1
+    return cells
+
+
+def _is_short_cell(text: str) -> bool:
+    shown = _shown(text)
+    return bool(_CELL.match(shown)) and not shown.endswith((".", ":"))
+
+
+def _is_prose_cell(text: str) -> bool:
+    """A cell of any length: not a heading, list item, quote, table line, fence or directive."""
+    return bool(_PROSE_CELL.match(text)) and not DIRECTIVE.fullmatch(text)
+
+
+def _opens_header(lines: list[str], i: int) -> bool:
+    """Whether line `i` and the next non-blank line are both labels (a header has two or
+    more): a cheap test before reading a run of cells."""
+    if not _alone(lines, i) or not _is_heading_cell(lines[i].strip()):
+        return False
+    j = i + 1
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    return j < len(lines) and _is_heading_cell(lines[j].strip())
+
+
+# A cell of any length, as a line starts: not a heading, list item, quote, table line or fence.
+_PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
+
+
+def _is_heading_cell(cell: str) -> bool:
+    """A short cell that names something: a header or a row's first cell, not a sentence,
+    a question or a value."""
+    if not cell or cell.endswith((".", ":", "?")) or (len(cell) > 60 and "](" not in cell):
+        return False  # most lines of a passage: sentences, settled without a regex
+    shown = _shown(cell)
+    return bool(_CELL.match(shown)) and not shown.endswith((".", ":", "?")) and not _is_value(cell)
+
+
+def _is_sentence(cell: str) -> bool:
+    return _shown(cell).endswith((".", "!")) and len(cell.split()) >= 3
+
+
+def _as_prose_table(cells: list[str]) -> tuple[list[str], int] | None:
+    """Pipe-table lines for a crawled table whose columns hold sentences ("Phase | Duration |
+    Overview": "Bootstrap", "0-6 months", "Foundation board in control. ..."): a header
+    of p labels, then at least two rows of p cells that start with a label and end with a
+    sentence, the same columns holding sentences in every row."""
+    for p in range(2, _MAX_COLUMNS + 1):
+        header, body = cells[:p], cells[p:]
+        if not all(_is_heading_cell(h) for h in header) or len(body) < 2 * p:
+            continue
+        rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
+
+        def shape(row: list[str]) -> list[bool] | None:
+            if not _is_heading_cell(row[0]) or not _is_sentence(row[-1]):
+                return None
+            prose = [_is_sentence(c) for c in row]
+            short = all(_CELL.match(_shown(c)) for c, s in zip(row, prose, strict=True) if not s)
+            return prose if short else None
+
+        first = shape(rows[0])
+        good = 0
+        while first is not None and good < len(rows) and shape(rows[good]) == first:
+            good += 1
+        if good >= 2:
+            table = [" | ".join(["", *(_shown(h) for h in header), ""]).strip(), "|" + "---|" * p]
+            table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
+            return table, p + good * p
+    return None
+
+
+def _shown(cell: str) -> str:
+    """What a cell line shows: a lone link's text, a bold header's words."""
+    link = _LONE_LINK.fullmatch(cell)
+    text = link.group(1) if link else cell
+    bold = len(text) > 4 and text.startswith("**") and text.endswith("**")
+    return text[2:-2].strip() if bold else text
+
+
+def _is_value(cell: str) -> bool:
+    """A number ("16.02%", "$1,940") or an address or hash ("0x5e44…"), maybe linked."""
+    shown = _shown(cell)
+    return bool(_NUMERIC.match(shown) or _HEX.match(shown))
+
+
+def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
+    """Pipe-table lines for the leading cells that form a table, and how many it used."""
+    for p in range(2, _MAX_COLUMNS + 1):
+        header, body = cells[:p], cells[p:]
+        if any(_is_value(h) for h in header) or len(body) < 2 * p:
+            continue
+        rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
+        pattern = [_is_value(c) for c in rows[0]]
+        if not any(pattern) or pattern[0]:
+            continue
+        good = 0
+        while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
+            good += 1
+        if good >= 2:
+            used = p + good * p
+            rows = rows[:good]
+            # The run ends inside one more row whose cells start like the others ("TOTAL",
+            # "100%", "16.02%"): a totals row that leaves its last columns empty. (With a
+            # full row left over, the table ended at a row that broke the pattern.)
+            last = cells[used:]
+            if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
+                rows.append(last + [""] * (p - len(last)))
+                used += len(last)
+            header = [_shown(h) for h in header]
+            table = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * p]
+            table += [" | ".join(["", *row, ""]).strip() for row in rows]
+            return table, used
+    return None
