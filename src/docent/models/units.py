@@ -16,9 +16,6 @@ from docent.retrieval.tables import DIRECTIVE, rebuild_tables
 
 UnitKind = Literal["prose", "item", "row", "code"]
 
-# Lines that are markup for the docs builder, not text: mkdocs includes (`{* file *}`,
-# `{!file!}`), mkdocstrings (`::: module.Name`), admonition fences (`/// tip`, `!!! note`),
-# thematic breaks and table rules.
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
 _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-# Docs-builder directives ("/// tip", "!!! note", "{* file *}") and rules: never content.
+# Lines that are markup for the docs builder, not text: mkdocs includes (`{* file *}`,
+# `{!file!}`), mkdocstrings (`::: module.Name`), admonition fences (`/// tip`, `!!! note`),
+# thematic breaks and table rules.
 DIRECTIVE = re.compile(
     r"^(\{\*.*\*\}|\{!.*!\}|:::.*|///.*|!!!.*|\?\?\?.*|(\*\s*){3,}|(-\s*){3,}|[|:\- ]+)$"
 )
@@ -17,6 +19,8 @@ _HEX = re.compile(r"^0x[0-9a-fA-F]{8,}$")
 # A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
 _LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
 _NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
+# A cell of any length, as a line starts: not a heading, list item, quote, table line or fence.
+_PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
 
 
 def rebuild_tables(lines: list[str]) -> list[str]:
@@ -91,10 +95,6 @@ def _opens_header(lines: list[str], i: int) -> bool:
     return j < len(lines) and _is_heading_cell(lines[j].strip())
 
 
-# A cell of any length, as a line starts: not a heading, list item, quote, table line or fence.
-_PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
-
-
 def _is_heading_cell(cell: str) -> bool:
     """A short cell that names something: a header or a row's first cell, not a sentence,
     a question or a value."""
@@ -131,9 +131,7 @@ def _as_prose_table(cells: list[str]) -> tuple[list[str], int] | None:
         while first is not None and good < len(rows) and shape(rows[good]) == first:
             good += 1
         if good >= 2:
-            table = [" | ".join(["", *(_shown(h) for h in header), ""]).strip(), "|" + "---|" * p]
-            table += [" | ".join(["", *row, ""]).strip() for row in rows[:good]]
-            return table, p + good * p
+            return _pipe_table([_shown(h) for h in header], rows[:good]), p + good * p
     return None
 
 
@@ -174,8 +172,11 @@ def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
             if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
                 rows.append(last + [""] * (p - len(last)))
                 used += len(last)
-            header = [_shown(h) for h in header]
-            table = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * p]
-            table += [" | ".join(["", *row, ""]).strip() for row in rows]
-            return table, used
+            return _pipe_table([_shown(h) for h in header], rows), used
     return None
+
+
+def _pipe_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A markdown pipe table: the header line, its rule, one line a row."""
+    lines = [" | ".join(["", *header, ""]).strip(), "|" + "---|" * len(header)]
+    return lines + [" | ".join(["", *row, ""]).strip() for row in rows]
