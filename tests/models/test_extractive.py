@@ -328,6 +328,33 @@ Unrelated sentence about logging output."""
     assert "logging" not in answer
 
 
+def test_a_short_list_two_of_whose_items_are_key_points_comes_whole():
+    # Two steps share the question's words, three do not: the answer still names all five,
+    # because a part of an enumeration reads as all of it.
+    steps = ["Pause contracts so a rollback can stop every call.",
+             "Feature flags make a rollback of one feature possible.",
+             "Role revocation removes compromised keys.",
+             "Migration scripts redeploy a safe version.",
+             "Data backups keep copies of config files."]
+    text = "[1] Launch > Technical steps (launch.md)\nPrepare a rollback before you launch.\n\n" \
+        + "\n".join(f"* {s}" for s in steps)
+    answer = compose_answer("Which rollback steps should I prepare?", parse_references(text))
+    assert all(f"- {s} [1]" in answer for s in steps)
+
+
+def test_a_long_list_is_not_completed_from_two_of_its_items():
+    chosen = ["The port option sets the listening port.", "The host option sets the listening host.",
+              "The backlog option sets the listening backlog."]
+    others = ["Colors follow the theme.", "Fonts load lazily.", "Icons are cached.",
+              "Labels are translated.", "Widths grow with the window.", "Logs rotate daily."]
+    text = "[1] Settings > Options (settings.md)\nDocent reads options at start-up.\n\n" \
+        + "\n".join(f"* {s}" for s in chosen + others)
+    answer = compose_answer("Which options set the listening port, host and backlog?",
+                            parse_references(text))
+    assert all(s in answer for s in chosen)
+    assert not any(s in answer for s in others)  # nine items: only the chosen ones
+
+
 def test_a_short_follow_up_sentence_stays_with_its_sentence():
     text = """[1] Partial updates (updates.md)
 Partial updates keep only the fields the client sent, not their defaults. Use `skip_unset=True`.

@@ -7,13 +7,15 @@ best statement that is not about the docs themselves and does not announce somet
 ("...as follows:") it cannot show; then the list it announces, an example (the code the
 lead introduces, or the best on-topic code block when no chosen statement introduces one),
 and as key points the statements of the relevant passages that belong with it, in document
-order (a list item with the sentence announcing its list, and the rest of that list; the
-best key point that introduces code with that code under it). Every statement keeps its
+order (a list item with the sentence announcing its list, and the rest of that list, as
+is the rest of a short list two of whose items are key points; the best key point that
+introduces code with that code under it). Every statement keeps its
 `[n]`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
@@ -31,6 +33,9 @@ _MAX_NESTED_LINES = 15
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
 _MAX_POINTS = 10
+# A list or table of at most this many items comes whole once two of its items are key
+# points: part of an enumeration ("the rollback steps") reads as all of it.
+_WHOLE_LIST = 8
 # Key points come from passages whose best unit scores >= _PASSAGE_SHARE of the lead's,
 # units scoring >= _POINT_SHARE of it (_TOP_SHARE in the lead's own passage).
 _PASSAGE_SHARE = 0.8
@@ -148,7 +153,7 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
                     for f in _neighbours(c, cands)
                     if not f.unit.is_code and f not in points and f is not lead
                 ]
-    points = points[:_MAX_POINTS]
+    points = _whole_lists(points[:_MAX_POINTS], lead, cands)
     # A list item means little without the sentence announcing its list ("`.add_task()`
     # receives as arguments:"): it comes along with the whole list, nested under it.
     for c in list(points):
@@ -156,6 +161,24 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
         if intro is not None and intro is not lead and intro not in points:
             points += [intro, *(f for f in _neighbours(intro, cands) if f not in points)]
     return sorted(points, key=lambda c: (c.page, c.ref.n, c.pos))
+
+
+def _whole_lists(
+    points: list[Candidate], lead: Candidate, cands: list[Candidate]
+) -> list[Candidate]:
+    """`points` and the rest of each list or table (of at most `_WHOLE_LIST` items) that
+    two of them belong to."""
+    chosen = Counter((c.ref.n, c.unit.block) for c in points if c.unit.kind in ("item", "row"))
+    out = list(points)
+    for (n, block), count in chosen.items():
+        members = [
+            c for c in cands
+            if c.ref.n == n and c.unit.block == block and c.unit.kind in ("item", "row")
+            and not c.filler
+        ]
+        if count >= 2 and len(members) <= _WHOLE_LIST:
+            out += [c for c in members if c not in out and c is not lead]
+    return out
 
 
 def _intro_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
