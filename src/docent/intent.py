@@ -34,6 +34,10 @@ _VALUE = re.compile(
     r"|\b(?:cheapest|most\s+expensive|charges?|costs?)\b",
     re.I,
 )
+# "How can Somnia CHARGE less gas...?" asks how something works, not what it costs: a bare
+# cost word counts as asking for a value only outside a how-question.
+_BARE_COST = re.compile(r"cheapest|most\s+expensive|charges?|costs?", re.I)
+_MECHANISM = re.compile(r"^\s*how\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 _NAME_NOUNS = (
     r"variable|setting|option|parameter|param|argument|flag|command|function|class|method|"
     r"decorator|header|field|key|file|endpoint|event|status(?:\s+code)?|code|type|tool|"
@@ -87,7 +91,8 @@ def intent_of(question: str) -> Intent:
         return Intent("concept")
     if _OUTCOME.search(text):
         return Intent("outcome")
-    value = _VALUE.search(text)
+    value = next((m for m in _VALUE.finditer(text)
+                  if not (_MECHANISM.match(text) and _BARE_COST.fullmatch(m.group()))), None)
     if value:
         name = _NAME.search(text)
         # "Which settings control how long it waits?": the name is asked for, the value

@@ -14,7 +14,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "docent": 60, "conversation": 4, "character": 5, "preview": 2, "content_preview": 2,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
-        "last": 4, "bootstrap": 2}
+        "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -126,6 +126,26 @@ def test_only_the_clause_asking_for_the_value_must_be_covered():
     text = "Set `DOCENT_TOP_K` to change it; the default is 5 passages."
     assert states("How many passages does a search return, and can a client change that "
                   "for a single request?", text)
+
+
+def test_a_verb_of_the_question_names_nothing_that_is_counted():
+    # "How many people NEED to commit": "need" belongs to the frame, not to what is counted.
+    assert states("How many people need to commit to reviewing?",
+                  "Once there are at least 3 people willing to commit to reviewing, go on.")
+
+
+def test_hedges_and_linking_verbs_are_no_part_of_what_a_value_is_about():
+    # "ROUGHLY how long does it STAY valid": the statement need not repeat either word.
+    text = "Each certificate would expire (about 3 months after acquiring it)."
+    assert states("Roughly how long does a certificate stay valid?", text)
+    assert not states("Roughly how long does a session stay valid?", text)
+
+
+def test_a_how_question_about_charging_less_asks_for_no_value():
+    question = "How can Somnia charge less gas for storage reads of frequently used data?"
+    assert measure_of(question) is None
+    assert states(question, "Frequently used data is cached, so reads of it are cheaper.")
+    assert measure_of("What does Somnia charge for storage?") == Measure("money")
 
 
 def test_a_question_asking_for_no_value_always_passes():

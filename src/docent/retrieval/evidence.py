@@ -76,13 +76,15 @@ _CUES = frozenset(
     maximum minimum max min limit limits threshold amount total cap capacity count per year
     years month months week weeks day days hour hours minute minutes second seconds""".split()
 )
-# The frame of a question, not its subject: "will ever EXIST", "can it HOLD", "right NOW".
+# The frame of a question, not its subject: "will ever EXIST", "can it HOLD", "right NOW",
+# "ROUGHLY how long does it STAY valid".
 _FRAME = frozenset(
     stem(w)
     for w in """exist exists ever contain contains hold holds keep keeps reach reaches accept
     accepts take takes need needs require requires support supports allow allows give gives
     particular specific certain exactly actually really currently right now early late out
-    up get gets got there may might could would shall last lasts""".split()
+    up get gets got there may might could would shall last lasts roughly approximately about
+    around typically usually normally generally stay stays remain remains become becomes""".split()
 )
 # Units a count or size is expressed in: they say how, not what, is measured.
 _UNITS = frozenset(
@@ -120,7 +122,8 @@ def states_value(
         # A value of no particular kind (an id, an address, "how much my vote counts"):
         # any digit would state one, so the check could tell nothing but refuse wrongly.
         return True
-    named = {stem(w) for w in measure.words} - _CUES
+    # "How many people NEED to commit": the frame's verb names nothing that is counted.
+    named = {stem(w) for w in measure.words} - _CUES - _FRAME
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
     for hit in hits:
