@@ -342,6 +342,16 @@ def test_a_short_list_two_of_whose_items_are_key_points_comes_whole():
     assert all(f"- {s} [1]" in answer for s in steps)
 
 
+def test_a_changelog_list_is_not_completed_from_two_of_its_entries():
+    entries = ["Add docs for HTTP Basic Auth.", "Upgrade HTTP Basic Auth handling.",
+               "Fix HTTP Basic Auth headers.", "Update dependencies.", "Add docs for middleware."]
+    text = "[1] Release Notes > 0.1.0 (release-notes.md)\nThe first release.\n\n" \
+        + "\n".join(f"* {s}" for s in entries) \
+        + "\n\n[2] Security > HTTP Basic Auth (security.md)\nHTTP Basic Auth sends a username."
+    answer = compose_answer("How does HTTP Basic Auth work?", parse_references(text))
+    assert "Update dependencies" not in answer and "middleware" not in answer
+
+
 def test_a_long_list_is_not_completed_from_two_of_its_items():
     chosen = ["The port option sets the listening port.", "The host option sets the listening host.",
               "The backlog option sets the listening backlog."]

@@ -20,10 +20,11 @@ from collections.abc import Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
 from docent.intent import Intent, intent_of
-from docent.models.scoring import Candidate, candidates, is_continuation, score
+from docent.models.scoring import Candidate, candidates, is_continuation, score, source_of
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
 from docent.models.units import FENCE
+from docent.retrieval.bm25 import is_changelog
 
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
@@ -167,8 +168,9 @@ def _whole_lists(
     points: list[Candidate], lead: Candidate, cands: list[Candidate]
 ) -> list[Candidate]:
     """`points` and the rest of each list or table (of at most `_WHOLE_LIST` items) that
-    two of them belong to."""
+    two of them belong to; not of a changelog's, whose entries enumerate nothing."""
     chosen = Counter((c.ref.n, c.unit.block) for c in points if c.unit.kind in ("item", "row"))
+    ref = {c.ref.n: c.ref for c in points}
     out = list(points)
     for (n, block), count in chosen.items():
         members = [
@@ -176,7 +178,7 @@ def _whole_lists(
             if c.ref.n == n and c.unit.block == block and c.unit.kind in ("item", "row")
             and not c.filler
         ]
-        if count >= 2 and len(members) <= _WHOLE_LIST:
+        if count >= 2 and len(members) <= _WHOLE_LIST and not is_changelog(source_of(ref[n])):
             out += [c for c in members if c not in out and c is not lead]
     return out
 
