@@ -23,6 +23,7 @@ _HOWTO = re.compile(
     r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b",
     re.I,
 )
+_COST_WORDS = r"cheapest|most\s+expensive|charges?|costs?"
 _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
@@ -31,12 +32,12 @@ _VALUE = re.compile(
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
-    r"|\b(?:cheapest|most\s+expensive|charges?|costs?)\b",
+    rf"|\b(?:{_COST_WORDS})\b",
     re.I,
 )
 # "How can Somnia CHARGE less gas...?" asks how something works, not what it costs: a bare
 # cost word counts as asking for a value only outside a how-question.
-_BARE_COST = re.compile(r"cheapest|most\s+expensive|charges?|costs?", re.I)
+_BARE_COST = re.compile(_COST_WORDS, re.I)
 _MECHANISM = re.compile(r"^\s*how\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 _NAME_NOUNS = (
     r"variable|setting|option|parameter|param|argument|flag|command|function|class|method|"
