@@ -78,9 +78,17 @@ def test_page_chrome_and_headings_are_not_answer_sentences():
 
 
 def test_follow_up_questions_are_condensed_with_the_previous_one():
+    # the pronoun stands for what the earlier question asked about
     assert condense_query("How do I configure it?", ["What is the retriever cache?"]) == (
-        "What is the retriever cache? How do I configure it?"
+        "How do I configure the retriever cache?"
     )
+    assert condense_query("What chain ID does it use?", ["What is the Shannon testnet?"]) == (
+        "What chain ID does the Shannon testnet use?")
+    assert condense_query("How fast are its reads?", ["What is IceDB used for?"]) == (
+        "How fast are IceDB's reads?")
+    # an earlier question that names no subject this way: it is prefixed instead
+    assert condense_query("How do I configure it?", ["Can I cache searches?"]) == (
+        "Can I cache searches? How do I configure it?")
     assert condense_query("How do I change the tool-call limit?", ["What is docent?"]) == (
         "How do I change the tool-call limit?"
     )

@@ -53,14 +53,48 @@ def split_selection(text: str) -> tuple[str, str]:
     return question, selection.strip()
 
 
+# An earlier question that names what the conversation is about: "What is the Shannon
+# testnet?", "What is FileResponse for?", "How does IceDB work?".
+_SUBJECT = re.compile(
+    r"^\s*(?:what\s+(?:is|are|was|were)|what's|tell\s+me\s+about|explain|describe"
+    r"|how\s+(?:does|do)|who\s+(?:is|are))\s+(?P<subject>.+?)"
+    r"(?:\s+(?:used\s+for|for|do|work|works|mean|about))?\s*[?.!]*\s*$",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+_MAX_SUBJECT_WORDS = 6
+
+
 def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
-    """A standalone search query: a follow-up that leans on the previous turn gets it prefixed."""
+    """A standalone question for a follow-up that leans on the previous turn: its first
+    pronoun replaced by what that turn asked about ("What chain ID does it use?" after
+    "What is the Shannon testnet?": "What chain ID does the Shannon testnet use?"), else
+    the previous question prefixed."""
     if not earlier_questions:
         return question
     words = set(re.findall(r"[a-z']+", question.lower()))
     if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1:  # a pronoun, or nothing else
+        subject = _subject(earlier_questions[-1])
+        if subject:
+            named, replaced = _PRONOUN.subn(lambda m: _naming(m.group(0), subject), question, 1)
+            if replaced:
+                return named
         return f"{earlier_questions[-1]} {question}"
     return question
+
+
+def _subject(question: str) -> str | None:
+    """What a "What is X?" question is about: X (short enough to stand for a pronoun)."""
+    m = _SUBJECT.match(question)
+    if m is None:
+        return None
+    subject = m.group("subject").strip()
+    return subject if len(subject.split()) <= _MAX_SUBJECT_WORDS else None
+
+
+def _naming(pronoun: str, subject: str) -> str:
+    """The subject in the pronoun's place: "its" and "their" become "X's"."""
+    return f"{subject}'s" if pronoun.lower() in ("its", "their") else subject
 
 
 def _chunk_ids(message: ToolMessage) -> list[str] | None:
