@@ -241,3 +241,22 @@ def test_stored_vectors_are_read_once_per_chunk_until_the_collection_changes(
     retriever.search("music notes", 3)
     retriever.unit_vectors(ids)
     assert len(reads) == 2
+
+
+def test_a_changelog_full_of_mentions_does_not_outrank_the_page_about_the_topic(
+    tmp_path, data_settings
+):
+    # Eight release notes each mention webhooks once; one page is about them. The release
+    # notes' many matching chunks must not lift each other above that page.
+    filler = " ".join(f"word{j}" for j in range(120))
+    notes = "# Release Notes\n\n" + "".join(
+        f"## 0.{i}.0\n\nFixed a typo in the webhooks docs. {filler}\n\n" for i in range(8)
+    )
+    page = "# Webhooks\n\nWebhooks send events to the URLs of your users: declare webhooks.\n"
+    docs = write_docs(tmp_path / "docs", {"release-notes.md": notes, "webhooks.md": page,
+                                          "cooking.md": "# Cooking\n\nNotes about cooking.\n"})
+    embedder = RandomEmbedder()
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, vector_weight=0.0, expand=0)
+    hits = retriever.search("How do I declare webhooks?", 3)
+    assert hits[0].chunk.source_file == "webhooks.md"

@@ -12,7 +12,7 @@ from cachetools import LRUCache
 
 from docent.config import Settings
 from docent.retrieval import keyword_store
-from docent.retrieval.bm25 import KeywordIndex
+from docent.retrieval.bm25 import KeywordIndex, is_changelog
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.evidence import states_value
@@ -48,7 +48,8 @@ class HybridRetriever:
     """The Retriever the agent uses, over one DocStore.
 
     Order: vector and BM25 rankings (`depth` each) fused by reciprocal rank (`rrf_k`),
-    chunks boosted by other candidates from their file (`file_weight`, `file_decay`), then at
+    chunks boosted by other candidates from their file (`file_weight`, `file_decay`; a
+    changelog's chunks are not), then at
     most `per_file` chunks of one file in the top `k` (0: no limit), followed by up to `expand`
     more chunks of the best file (each at most `expand_chars` long; the sufficiency check
     reads only the top `k`, the value check every hit). Defaults measured in
@@ -275,7 +276,10 @@ class HybridRetriever:
         fused = reciprocal_rank_fusion(rankings, k=self.rrf_k, weights=self.weights)
         file_of = {i: c.source_file for i, c in by_id.items()}
         if self.file_weight:
-            fused = boost_by_file(fused, file_of, weight=self.file_weight, decay=self.file_decay)
+            # A changelog's many matching entries make it no page about the topic: each of
+            # its chunks stands alone for the boost.
+            page_of = {i: i if is_changelog(f) else f for i, f in file_of.items()}
+            fused = boost_by_file(fused, page_of, weight=self.file_weight, decay=self.file_decay)
         ranked = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
         missing = [i for i in top if i not in similarity]
