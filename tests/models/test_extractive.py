@@ -86,9 +86,11 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "What chain ID does the Shannon testnet use?")
     assert condense_query("How fast are its reads?", ["What is IceDB used for?"]) == (
         "How fast are IceDB's reads?")
-    # an earlier question that names no subject this way: it is prefixed instead
+    # an earlier question that names no subject this way, or several things: prefixed instead
     assert condense_query("How do I configure it?", ["Can I cache searches?"]) == (
         "Can I cache searches? How do I configure it?")
+    assert condense_query("When should I use them?", ["What is the difference between A and B?"]
+                          ) == "What is the difference between A and B? When should I use them?"
     assert condense_query("How do I change the tool-call limit?", ["What is docent?"]) == (
         "How do I change the tool-call limit?"
     )

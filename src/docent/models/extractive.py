@@ -63,6 +63,7 @@ _SUBJECT = re.compile(
 )
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _MAX_SUBJECT_WORDS = 6
+_SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
 def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
@@ -89,7 +90,9 @@ def _subject(question: str) -> str | None:
     if m is None:
         return None
     subject = m.group("subject").strip()
-    return subject if len(subject.split()) <= _MAX_SUBJECT_WORDS else None
+    if len(subject.split()) > _MAX_SUBJECT_WORDS or _SEVERAL.search(subject):
+        return None  # "the difference between A and B": "them" is A and B, not the difference
+    return subject
 
 
 def _naming(pronoun: str, subject: str) -> str:
