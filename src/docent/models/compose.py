@@ -170,15 +170,16 @@ def _whole_lists(
     """`points` and the rest of each list or table (of at most `_WHOLE_LIST` items) that
     two of them belong to; not of a changelog's, whose entries enumerate nothing."""
     chosen = Counter((c.ref.n, c.unit.block) for c in points if c.unit.kind in ("item", "row"))
-    ref = {c.ref.n: c.ref for c in points}
     out = list(points)
     for (n, block), count in chosen.items():
+        if count < 2:
+            continue
         members = [
             c for c in cands
             if c.ref.n == n and c.unit.block == block and c.unit.kind in ("item", "row")
             and not c.filler
         ]
-        if count >= 2 and len(members) <= _WHOLE_LIST and not is_changelog(source_of(ref[n])):
+        if members and len(members) <= _WHOLE_LIST and not is_changelog(source_of(members[0].ref)):
             out += [c for c in members if c not in out and c is not lead]
     return out
 

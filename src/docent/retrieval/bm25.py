@@ -90,8 +90,10 @@ _CHANGELOG = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def is_changelog(source_file: str) -> bool:
-    """Whether a file is a project's release notes or changelog (`release-notes.md`)."""
+    """Whether a file is a project's release notes or changelog (`release-notes.md`);
+    remembered, as every search asks it of each candidate's file."""
     return bool(_CHANGELOG.search(source_file))
 
 
