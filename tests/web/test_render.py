@@ -37,7 +37,7 @@ def test_raw_html_in_an_answer_is_escaped(payload):
 @pytest.mark.parametrize("url", [
     "javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)",
     "&#106;avascript:alert(1)", "vbscript:msgbox(1)", "data:text/html,<script>x</script>",
-    "file:///etc/passwd",
+    "file:///etc/passwd", "ftp://files.example/a", "wss://node.example/ws",
 ])
 def test_dangerous_links_are_not_links(url):
     html = render_markdown(f"[click]({url}) and <{url}>", [])
@@ -64,6 +64,14 @@ def test_images_become_links_and_load_nothing():
     html = render_markdown("![diagram](https://tracker.example/pixel.png)", [])
     assert "<img" not in html
     assert '<a href="https://tracker.example/pixel.png"' in html and ">diagram</a>" in html
+    unsafe = render_markdown("![map](ftp://files.example/map.png)", [])
+    assert "<img" not in unsafe and "<a " not in unsafe and "map" in unsafe
+
+
+def test_an_unsafe_link_keeps_its_label_and_citations_after_it_still_link():
+    html = render_markdown("See [the node](wss://node.example/ws) first [1].", SOURCES)
+    assert "<a href" not in html and "the node" in html
+    assert html.count('class="cite"') == 1
 
 
 def test_citations_link_to_their_source_entry():
