@@ -220,6 +220,22 @@ def test_warm_up_loads_the_vector_index_too(tmp_path, data_settings, fake_embedd
     assert asked == [1]
 
 
+def test_warm_up_reads_the_unit_vectors_so_answers_read_none(
+    tmp_path, data_settings, fake_embedder
+):
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, min_coverage=0.0)
+    reads: list[list[str]] = []
+    real = retriever.store.unit_vectors
+    retriever.store.unit_vectors = lambda ids: reads.append(list(ids)) or real(ids)
+    retriever.warm_up()
+    every = {c.chunk_id for c in retriever.keyword_index().chunks}
+    assert {i for ids in reads for i in ids} == every
+    reads.clear()
+    ids = [h.chunk.chunk_id for h in retriever.search("music notes", 3)]
+    assert set(retriever.unit_vectors(ids)) == set(ids) and reads == []
+
+
 def test_stored_vectors_are_read_once_per_chunk_until_the_collection_changes(
     tmp_path, data_settings
 ):
