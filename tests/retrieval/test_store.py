@@ -67,6 +67,28 @@ def test_fingerprint_moves_on_touch_and_is_seen_by_another_store(data_settings, 
     assert after != before and other.fingerprint() == after
 
 
+def test_an_unchanged_store_is_not_asked_for_its_fingerprint_again(store, monkeypatch):
+    # Its database files are as they were: no process wrote since, so the read is skipped,
+    # for at most _FINGERPRINT_MAX_AGE seconds.
+    first = store.fingerprint()
+    reads: list[str] = []
+    real = store.read_fingerprint
+    monkeypatch.setattr(store, "read_fingerprint", lambda: reads.append("read") or real())
+    assert store.fingerprint() == store.fingerprint() == first and reads == []
+    monkeypatch.setattr("docent.retrieval.store._FINGERPRINT_MAX_AGE", 0.0)
+    assert store.fingerprint() == first and reads == ["read"]
+
+
+def test_a_store_whose_files_are_gone_reads_its_fingerprint_again(store, monkeypatch):
+    store.fingerprint()
+    reads: list[str] = []
+    real = store.read_fingerprint
+    monkeypatch.setattr(store, "read_fingerprint", lambda: reads.append("read") or real())
+    monkeypatch.setattr(store, "_files", [Path(str(p) + ".moved") for p in store._files])
+    store.fingerprint()
+    assert reads == ["read"]
+
+
 def test_delete_files_only_removes_that_file_from_that_root(store):
     a, va = _chunks(store.embedder, "a.md")
     b, vb = _chunks(store.embedder, "b.md", "# B\n\nbody of b\n")
