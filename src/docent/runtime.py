@@ -11,6 +11,7 @@ from docent.agent.graph import build_graph
 from docent.agent.llm_cache import ReplyCache, decode_reply, encode_reply
 from docent.config import Settings
 from docent.models.factory import build_chat_models
+from docent.models.scoring import remember_passages
 from docent.models.unit_vectors import AnswerVectors
 from docent.retrieval.cache import ResultCache, decode_hits, encode_hits
 from docent.retrieval.types import Retriever
@@ -27,6 +28,14 @@ class Runtime:
     model_id: str
     pool: ThreadPoolExecutor | None = None  # the bounded pool CPU work runs in
     shared: SharedState | None = None  # the Redis replicas share (DOCENT_REDIS_URL), if any
+
+    def warm_up(self) -> None:
+        """Before the first request: load the models and indexes, and prepare the per-chunk
+        data searches and answers use (see `HybridRetriever.warm_up`), so the first
+        questions cost what later ones do."""
+        warm = getattr(self.retriever, "warm_up", None)
+        if warm is not None:  # a test's fake retriever has none
+            remember_passages(chunk.text for chunk in warm() or ())
 
     def close(self) -> None:
         """Let the pool's threads end once their work is done."""

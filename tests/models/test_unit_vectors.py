@@ -95,6 +95,35 @@ async def test_an_answer_embeds_only_the_question_and_that_once(tmp_path, data_s
     assert embedder.texts == [question]  # the search's; the answer reused it
 
 
+async def test_after_warm_up_an_answer_splits_and_tokenises_no_passage(
+    tmp_path, data_settings, monkeypatch
+):
+    """A server prepares every chunk's units and terms at start-up, not per answer."""
+    from docent.models import scoring
+    from docent.retrieval import sufficiency
+    from docent.runtime import Runtime
+
+    embedder = FakeEmbedder()
+    ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=embedder,
+                progress=False)
+    retriever = _retriever(data_settings, embedder)
+    model = ExtractiveChatModel(vectors=AnswerVectors(embedder, retriever))
+    graph = build_graph(model, retriever, data_settings)
+    for remembered in (scoring._units, sufficiency._terms_of, sufficiency._terms_and_roots):
+        remembered.cache_clear()
+    Runtime(settings=data_settings, graph=graph, retriever=retriever,
+            model_id="extractive").warm_up()
+    split: list[str] = []
+    indexed: list[str] = []
+    real_split, real_text = scoring.split_units, sufficiency.embedding_text
+    monkeypatch.setattr(scoring, "split_units", lambda body: split.append(body) or real_split(body))
+    monkeypatch.setattr(sufficiency, "embedding_text",
+                        lambda chunk: indexed.append(chunk.chunk_id) or real_text(chunk))
+    state = await graph.ainvoke({"messages": [HumanMessage("How do I change the tool-call limit?")]})
+    assert state["exit_reason"] == "COMPLETED" and "DOCENT_MAX_TOOL_CALLS" in state["response"]
+    assert split == [] and indexed == []
+
+
 def test_a_passage_without_stored_vectors_is_encoded_at_answer_time(tmp_path, data_settings):
     embedder = CountingEmbedder()
     ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=embedder,

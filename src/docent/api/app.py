@@ -88,9 +88,8 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = build(settings)
-        warm_up = getattr(runtime.retriever, "warm_up", None)
-        if warm_up is not None:  # so the first question doesn't pay for loading the model
-            await asyncio.to_thread(warm_up)
+        # So the first questions don't pay for loading the model, the indexes and more.
+        await asyncio.to_thread(runtime.warm_up)
         app.state.runtime = runtime
         app.state.gate = build_gate(settings, runtime.shared)
         app.state.chunks_seen = 0

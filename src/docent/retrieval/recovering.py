@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from docent.config import Settings
 from docent.failures import classify
-from docent.retrieval.types import Hit
+from docent.retrieval.types import Chunk, Hit
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,14 +83,14 @@ class RecoveringRetriever:
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         return self._call(lambda r: r.unit_vectors(chunk_ids))
 
-    def warm_up(self) -> None:
-        """Load the embedding model and the keyword index; a server that does not answer
-        yet is one warning, and is opened on first use."""
+    def warm_up(self) -> list[Chunk]:
+        """Load the embedding model and the keyword index, and prepare per-chunk data (see
+        `HybridRetriever.warm_up`, which gives the chunks prepared); a server that does not
+        answer yet is one warning, and is opened on first use."""
         from docent.retrieval.store import EmbeddingMismatchError
 
         if self._embedded:
-            self._current().warm_up()
-            return
+            return self._current().warm_up()
         self._embedder.embed(["warm up"])
         try:
             retriever = self._current()
@@ -102,8 +102,8 @@ class RecoveringRetriever:
                 extra={"category": classify(exc, "database").category,
                        "error_type": type(exc).__name__, "detail": str(exc)[:500]},
             )
-            return
-        retriever.warm_up()
+            return []
+        return retriever.warm_up()
 
     def _call(self, use: Callable[[HybridRetriever], T]) -> T:
         retriever = self._current()

@@ -23,20 +23,19 @@ from docent.retrieval.sufficiency import (
     asked_part,
     asks_for_unknown,
     coverage,
+    remember_terms,
     unknown_names,
     unknown_words,
     without,
 )
-from docent.retrieval.types import Chunk, Hit
+from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
 # Stored vectors read back per chunk, kept for the chunks asked for most recently: reading
 # a passage's unit vectors from Chroma was a third of composing an answer. A chunk's unit
-# vectors are ~12 KB (FastAPI's 2,080 chunks: 25 MB), its own 1.5 KB. `warm_up` reads the
-# unit vectors of up to _UNIT_TABLES chunks, so a collection that size answers its first
-# questions without a read; a bigger one keeps those asked for most recently.
-_UNIT_TABLES = 8192
+# vectors are ~12 KB, its own 1.5 KB. `warm_up` reads those of up to WARM_CHUNKS chunks.
+_UNIT_TABLES = WARM_CHUNKS
 _WARM_PAGE = 500  # chunks per read when warming up
 _CHUNK_VECTORS = 4096
 
@@ -308,17 +307,21 @@ class HybridRetriever:
             if by_id[i].source_file == best and len(by_id[i].text) <= self.expand_chars
         ][: self.expand]
 
-    def warm_up(self) -> None:
+    def warm_up(self) -> list[Chunk]:
         """Load the embedding model, the keyword index and Chroma's vector index now, not
-        on the first search (at 100,000 chunks each takes seconds), and read the unit
-        vectors of up to _UNIT_TABLES chunks (2,080 chunks: 0.14 s)."""
+        on the first search (at 100,000 chunks each takes seconds), and prepare the
+        per-chunk data of up to WARM_CHUNKS chunks: their unit vectors (2,080 chunks:
+        0.14 s) and terms (0.4 s). Returns those chunks, for the answerer to prepare."""
         vector = self.query_vector("warm up")
         fingerprint = self.store.fingerprint()
         self._forget_stored(fingerprint)
-        ids = list(self.keyword_index(fingerprint).by_id)[:_UNIT_TABLES]
+        chunks = list(self.keyword_index(fingerprint).chunks[:WARM_CHUNKS])
         self.store.nearest(vector, 1)
+        ids = [c.chunk_id for c in chunks]
         for start in range(0, len(ids), _WARM_PAGE):
             self.unit_vectors(ids[start : start + _WARM_PAGE])
+        remember_terms(chunks)
+        return chunks
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
         """The BM25 index of the collection's contents (see `_keyword_index`); never waits

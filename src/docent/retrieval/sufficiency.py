@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
-from docent.retrieval.types import Chunk, Hit
+from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 # Words that shape a question but never name its subject.
 GENERIC = frozenset(
@@ -156,14 +156,20 @@ def coverage(
     return sum(w for t, w in weight.items() if covered(t)) / total
 
 
-@lru_cache(maxsize=1024)
+def remember_terms(chunks: Iterable[Chunk]) -> None:
+    """Work out the terms of `chunks` now (a server's warm-up), not at their first search."""
+    for chunk in chunks:
+        _terms_and_roots(chunk)
+
+
+@lru_cache(maxsize=WARM_CHUNKS)
 def _terms_of(chunk: Chunk) -> frozenset[str]:
     """The keyword terms of a chunk as indexed, remembered: hits come back across questions
     (tokenising them was 4% of a /chat)."""
     return frozenset(tokenize(embedding_text(chunk)))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=WARM_CHUNKS)
 def _terms_and_roots(chunk: Chunk) -> frozenset[str]:
     """A chunk's terms and their roots, remembered like `_terms_of`."""
     found = _terms_of(chunk)
