@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
 
 from docent.agent.citations import CitationStream
 from docent.agent.graph import GRAPH_NAME
@@ -178,8 +179,11 @@ def _noted(runtime: Runtime, turn: ChatTurn, response: dict[str, Any]) -> dict[s
 
 
 def _sources_of(event: Any) -> list[dict[str, Any]]:
-    """The run's numbered sources, when the event is a node's end that updated them."""
+    """The run's numbered sources, when the event is a node's end that updated them (a
+    node that names the next one ends with a Command holding its update)."""
     output = event["data"].get("output")
+    if isinstance(output, Command):
+        output = output.update
     sources = output.get("sources") if isinstance(output, dict) else None
     return sources if isinstance(sources, list) else []
 

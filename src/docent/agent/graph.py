@@ -23,6 +23,7 @@ from langchain_core.messages.tool import ToolCall
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 from pydantic import ValidationError
 
 from docent.agent.breaker import CircuitOpenError
@@ -83,16 +84,22 @@ def build_graph(
     chain = ModelChain(model, [search_tool], settings, model_id)
     cache = reply_cache or ReplyCache(settings.llm_cache_size, settings.llm_cache_ttl_seconds)
 
-    async def check_input(state: AgentState) -> dict[str, Any]:
+    async def check_input(state: AgentState) -> Command[Any]:
         # The first node of every run: a thread's earlier run leaves nothing but messages.
         last = state["messages"][-1] if state["messages"] else None
         if not isinstance(last, HumanMessage) or is_blank(last.text):
             empty = _stop(ExitReason.EMPTY_INPUT)
-            return {**start_run(state, empty.pop("exit_reason")), **empty}
-        return start_run(state)
+            return Command(update={**start_run(state, empty.pop("exit_reason")), **empty},
+                           goto=END)
+        return Command(update=start_run(state),
+                       goto="llm" if settings.first_search == "tool" else "search_question")
 
-    async def search_question(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    async def search_question(state: AgentState, config: RunnableConfig) -> Command[Any]:
         """Search with the user's question before any model call; counts as a tool call."""
+        update = await _search_question(state, config)
+        return Command(update=update, goto=after_search(_merged(state, update)))
+
+    async def _search_question(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         if not fits_context(state["messages"], settings.max_context_chars):
             return _stop(ExitReason.MAX_CONTEXT_REACHED)  # no search for a run that can't go on
         query = search_query(state["messages"])
@@ -106,7 +113,11 @@ def build_graph(
             return {**RETRIEVAL_FAILED, "messages": [asked, failed], "tool_calls": 1}
         return {"messages": [asked, found], "tool_calls": 1, **ledger.update()}
 
-    async def call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    async def call_model(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        update = await _call_model(state, config)
+        return Command(update=update, goto=after_model(_merged(state, update)))
+
+    async def _call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         turns = state.get("turns", 0)
         if turns >= settings.max_turns:
             return _stop(ExitReason.MAX_TURNS_REACHED)
@@ -157,7 +168,11 @@ def build_graph(
             return {**update, "reasked": True, "exit_reason": failure}
         return {**update, "messages": [reply]}
 
-    async def run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    async def run_tools(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        update = await _run_tools(state, config)
+        return Command(update=update, goto=after_tools(_merged(state, update)))
+
+    async def _run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         call_msg = state["messages"][-1]
         assert isinstance(call_msg, AIMessage)
         used = state.get("tool_calls", 0)
@@ -226,19 +241,14 @@ def build_graph(
             cited = list(state.get("sources", []))
         return {"exit_reason": ExitReason.COMPLETED.value, "response": text, "cited": cited}
 
-    async def after_input(state: AgentState) -> Literal["search_question", "llm", "__end__"]:
-        if state.get("exit_reason"):
-            return "__end__"
-        return "llm" if settings.first_search == "tool" else "search_question"
-
-    async def after_search(state: AgentState) -> Literal["llm", "finalize_answer"]:
+    def after_search(state: dict[str, Any]) -> Literal["llm", "finalize_answer"]:
         # Nothing found (or the store failed): the refusal, without a model call, so no
         # token that would be overruled is ever streamed.
         if state.get("response") or state.get("empty_searches", 0) == state.get("searches", 0):
             return "finalize_answer"
         return "llm"
 
-    async def after_model(state: AgentState) -> Literal["tools", "llm", "finalize_answer"]:
+    def after_model(state: dict[str, Any]) -> Literal["tools", "llm", "finalize_answer"]:
         if state.get("response"):
             return "finalize_answer"
         last = state["messages"][-1]
@@ -248,7 +258,7 @@ def build_graph(
             return "llm"
         raise ValueError(f"unexpected state after the llm node: {type(last).__name__}")
 
-    async def after_tools(state: AgentState) -> Literal["llm", "finalize_answer"]:
+    def after_tools(state: dict[str, Any]) -> Literal["llm", "finalize_answer"]:
         if state.get("response"):
             return "finalize_answer"
         # `first_search=tool`: the first searches found nothing, the refusal follows at once.
@@ -261,18 +271,23 @@ def build_graph(
         return answer_message(state, finalize_answer(state))
 
     graph = StateGraph(AgentState, input_schema=InputState, output_schema=OutputState)
-    graph.add_node("check_input", check_input)
-    graph.add_node("search_question", search_question)
-    graph.add_node("llm", call_model)
-    graph.add_node("tools", run_tools)
+    # Each node names the next one (a Command): no router runs between two steps.
+    graph.add_node("check_input", check_input, destinations=("search_question", "llm", END))
+    graph.add_node("search_question", search_question, destinations=("llm", "finalize_answer"))
+    graph.add_node("llm", call_model, destinations=("tools", "llm", "finalize_answer"))
+    graph.add_node("tools", run_tools, destinations=("llm", "finalize_answer"))
     graph.add_node("finalize_answer", finalize_and_record)
     graph.add_edge(START, "check_input")
-    graph.add_conditional_edges("check_input", after_input)
-    graph.add_conditional_edges("search_question", after_search)
-    graph.add_conditional_edges("llm", after_model)
-    graph.add_conditional_edges("tools", after_tools)
     graph.add_edge("finalize_answer", END)
     return graph.compile(name=GRAPH_NAME)
+
+
+def _merged(state: AgentState, update: dict[str, Any]) -> dict[str, Any]:
+    """The state as the next step will see it: `update` applied, its messages appended."""
+    view: dict[str, Any] = {**state, **update}
+    if "messages" in update:
+        view["messages"] = [*state["messages"], *update["messages"]]
+    return view
 
 
 def _cause(failure: BaseException) -> BaseException | None:
