@@ -276,3 +276,20 @@ def test_a_changelog_full_of_mentions_does_not_outrank_the_page_about_the_topic(
     retriever = _retriever(data_settings, embedder, vector_weight=0.0, expand=0)
     hits = retriever.search("How do I declare webhooks?", 3)
     assert hits[0].chunk.source_file == "webhooks.md"
+
+
+def test_a_question_with_an_unknown_word_asked_again_embeds_nothing(
+    tmp_path, data_settings, fake_embedder, monkeypatch
+):
+    # The meaning-shift check embeds the question without its unknown word; both vectors
+    # come from the recent ones when the question comes back.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, max_unknown_shift=1.5,
+                           min_coverage=0.0, check_names=False)
+    question = "How do I enable the fast path with quuxification?"
+    first = retriever.unknown_shift(question)
+    embedded: list[str] = []
+    real = fake_embedder.embed
+    monkeypatch.setattr(fake_embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
+    assert retriever.unknown_shift(question) == first and 0.0 < first < 1.0
+    assert embedded == []

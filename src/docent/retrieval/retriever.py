@@ -239,8 +239,9 @@ class HybridRetriever:
         if not rest or asks_for_unknown(query, unknown):
             return 1.0
         if vector is None:
-            vector = self.embedder.embed([query])[0]
-        remaining = self.embedder.embed([rest])[0]
+            vector = self.query_vector(query)
+        # From the recent vectors too: a question asked again skips both embeddings.
+        remaining = self.query_vector(rest)
         return float(1.0 - np.dot(vector, remaining))
 
     def coverage(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> float:
