@@ -16,6 +16,7 @@ from docent.retrieval.bm25 import KeywordIndex, is_changelog
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.evidence import states_value
+from docent.retrieval.exact import VectorTable
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
@@ -122,6 +123,12 @@ class HybridRetriever:
         self._unit_tables: LRUCache[str, UnitVectors] = LRUCache(maxsize=_UNIT_TABLES)
         self._chunk_vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_CHUNK_VECTORS)
         self._stored_for: str | None = None
+        # The collection's vectors for exact search (see `_vector_table`), rebuilt in the
+        # background when the store's files change.
+        self._table: VectorTable | None = None
+        self._table_lock = threading.Lock()
+        self._table_idle = threading.Event()  # set while no rebuild runs
+        self._table_idle.set()
 
     def count(self) -> int:
         """Number of chunks indexed."""
@@ -257,7 +264,9 @@ class HybridRetriever:
         similarity: dict[str, float] = {}
         rankings: list[list[str]] = []
         if self.weights[0] > 0:
-            found = self.store.nearest(vector, depth)
+            table = self._vector_table()
+            found = (table.nearest(vector, depth) if table and table.matrix is not None
+                     else self.store.nearest(vector, depth))
             # The keyword index holds every chunk of this fingerprint; one written since
             # (an ingestion under way) is read from the store.
             known = index.by_id
@@ -297,6 +306,49 @@ class HybridRetriever:
             for i in top
         ]
 
+    def _vector_table(self) -> VectorTable | None:
+        """The vectors of an embedded collection as its files are now, for exact search;
+        None for a Chroma server. The first search reads them (FastAPI's 2,080 chunks:
+        0.1 s); after any write (an ingestion, by any process) searches go to Chroma, which
+        sees chunks written since, while a background thread reads them again."""
+        stamp = self.store.files_state()
+        if stamp is None:
+            return None
+        table = self._table
+        if table is not None and table.stamp == stamp:
+            return table
+        if table is None:
+            return self._read_table(stamp)
+        with self._table_lock:
+            if not self._table_idle.is_set():
+                return None
+            self._table_idle.clear()
+        threading.Thread(target=self._rebuild_table, name="docent-vector-table",
+                         daemon=True).start()
+        return None
+
+    def _read_table(self, stamp: Any) -> VectorTable:
+        found = self.store.all_vectors(WARM_CHUNKS)
+        table = VectorTable(stamp) if found is None else VectorTable(stamp, *found)
+        self._table = table
+        return table
+
+    def _rebuild_table(self) -> None:
+        try:
+            stamp = self.store.files_state()  # before the read: a write during it shows next
+            if stamp is not None:
+                self._read_table(stamp)
+        except Exception as exc:  # noqa: BLE001 - Chroma answers meanwhile; the next write retries
+            log.warning("vector table rebuild failed; searches ask Chroma",
+                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+        finally:
+            self._table_idle.set()
+
+    def wait_for_vector_table(self, timeout: float | None = None) -> bool:
+        """Wait until no background rebuild of the vector table is under way; False when
+        `timeout` passed first (for tests: searches never wait for it)."""
+        return self._table_idle.wait(timeout)
+
     def _more_of_top(self, top: list[str], rest: list[str], by_id: dict[str, Chunk]) -> list[str]:
         """Up to `expand` further chunks of the best file, best-ranked first, each at most
         `expand_chars` long: one chunk a file can miss the section that names the answer."""
@@ -314,6 +366,9 @@ class HybridRetriever:
         per-chunk data of up to WARM_CHUNKS chunks: their unit vectors (2,080 chunks:
         0.14 s) and terms (0.4 s). Returns those chunks, for the answerer to prepare."""
         vector = self.query_vector("warm up")
+        stamp = self.store.files_state()
+        if stamp is not None:  # an embedded store: its vectors for exact search
+            self._read_table(stamp)
         fingerprint = self.store.fingerprint()
         self._forget_stored(fingerprint)
         chunks = list(self.keyword_index(fingerprint).chunks[:WARM_CHUNKS])

@@ -176,7 +176,7 @@ class DocStore:
         store skips the read while its database files are as they were at the last one
         (for at most _FINGERPRINT_MAX_AGE s), since no process wrote anything since.
         """
-        files = self._files_state()
+        files = self.files_state()
         now = time.monotonic()
         last = self._read
         if (last is not None and self._seen is not None and files == last[0]
@@ -191,10 +191,14 @@ class DocStore:
                 self._units = None
             value = self.read_fingerprint()
         self._seen = value
-        self._read = (files, now) if self._files else None  # as they were before the read
+        self._read = (files, now) if files is not None else None  # as they were before the read
         return value
 
-    def _files_state(self) -> tuple[Any, ...]:
+    def files_state(self) -> tuple[Any, ...] | None:
+        """Identity, size and time of an embedded store's database files, which any write
+        by any process changes; None for a Chroma server's store."""
+        if not self._files:
+            return None
         state: list[Any] = []
         for path in self._files:
             try:
@@ -395,6 +399,24 @@ class DocStore:
             for i, doc, meta in zip(res["ids"], res["documents"], res["metadatas"], strict=True)
             if meta is not None
         }
+
+    def all_vectors(self, limit: int) -> tuple[list[str], np.ndarray] | None:
+        """Every chunk's id and stored vector, in the store's order; None when there are
+        more than `limit` chunks."""
+        if self.count() > limit:
+            return None
+        ids: list[str] = []
+        parts = [np.zeros((0, self.embedder.dim), dtype=np.float32)]
+        offset = 0
+        while True:
+            res = self._collection.get(limit=_PAGE, offset=offset, include=["embeddings"])
+            ids += res["ids"]
+            rows = np.asarray(res["embeddings"], dtype=np.float32)
+            parts.append(rows.reshape(len(res["ids"]), self.embedder.dim))
+            if len(res["ids"]) < _PAGE:
+                break
+            offset += _PAGE
+        return ids, np.concatenate(parts)
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored vectors by chunk id."""
