@@ -124,6 +124,23 @@ async def test_cache_size_zero_disables_it(make_graph):
     assert len(model.calls) == 2
 
 
+async def test_a_disabled_cache_is_never_keyed(make_graph, monkeypatch):
+    # Hashing the whole prompt is work a disabled cache has no use for.
+    from docent.agent import graph as graph_module
+
+    keyed: list[str] = []
+    real = graph_module.payload_key
+    monkeypatch.setattr(graph_module, "payload_key",
+                        lambda *a: keyed.append("key") or real(*a))
+    question = {"messages": [HumanMessage("How do I change the tool-call limit?")]}
+    off, _ = make_graph(AIMessage("no docs"), llm_cache_size=0)
+    await off.ainvoke(question)
+    assert keyed == []
+    on, _ = make_graph(AIMessage("no docs"))
+    await on.ainvoke(question)
+    assert keyed == ["key"]
+
+
 async def test_the_same_model_name_behind_another_server_is_not_served_from_the_cache(tmp_path):
     """The reply cache is keyed by provider and endpoint, not only by the model's name."""
     from docent.agent.graph import build_graph

@@ -136,10 +136,11 @@ def build_graph(
         if state.get("reasked"):
             prompt.append(HumanMessage(REASK_MESSAGE))
             tools = "off"
-        key = payload_key(chain.primary_cache_id, tools, prompt)
+        # A disabled cache (DOCENT_LLM_CACHE_SIZE=0) is neither keyed nor asked.
+        key = payload_key(chain.primary_cache_id, tools, prompt) if cache.enabled else None
         update: dict[str, Any] = {"turns": turns + 1}
 
-        reply = await cache.get(key)
+        reply = await cache.get(key) if key else None
         update["cached"] = reply is not None  # the last call, the one that answers, decides
         if reply is not None:
             update["model_used"] = chain.primary
@@ -158,7 +159,7 @@ def build_graph(
             update["model_used"] = used
             usage: dict[str, Any] = dict(reply.usage_metadata or {})
             update["tokens_used"] = state.get("tokens_used", 0) + usage.get("total_tokens", 0)
-            if used == chain.primary and (reply.tool_calls or reply.text.strip()):
+            if key and used == chain.primary and (reply.tool_calls or reply.text.strip()):
                 await cache.put(key, reply)
 
         if not reply.tool_calls and not reply.text.strip():

@@ -43,11 +43,11 @@ class ReplyCache:
         if store is None or maxsize <= 0:
             store = InLoop(TtlCache(maxsize, ttl))
         self._store = store
-        self._enabled = maxsize > 0
+        self.enabled = maxsize > 0
 
     async def get(self, key: str) -> AIMessage | None:
         reply = await self._store.get(key)
-        if self._enabled:
+        if self.enabled:
             count_lookup("reply", reply is not None)
         return None if reply is None else reply.model_copy(update={"id": None}, deep=True)
 
