@@ -1,11 +1,11 @@
-"""The context-size guard: trim newest-first to a character budget and report drops."""
+"""The context-size guard: whether a conversation fits a character budget."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 
-from langchain_core.messages import BaseMessage, trim_messages
+from langchain_core.messages import BaseMessage
 
 
 def message_chars(message: BaseMessage) -> int:
@@ -21,12 +21,7 @@ def count_chars(messages: Sequence[BaseMessage]) -> int:
 
 
 def fits_context(messages: Sequence[BaseMessage], budget: int) -> bool:
-    """True when trimming newest-first to `budget` characters would drop nothing."""
-    kept = trim_messages(
-        list(messages),
-        max_tokens=budget,
-        token_counter=count_chars,
-        strategy="last",
-        allow_partial=False,
-    )
-    return len(kept) == len(messages)
+    """True when the messages take at most `budget` characters: trimming newest-first to
+    the budget (langchain's `trim_messages`, which this was) would drop nothing. Counted
+    directly, it costs a tenth as much, twice a run."""
+    return count_chars(messages) <= budget

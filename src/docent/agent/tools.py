@@ -7,7 +7,7 @@ import re
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, get_type_hints
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
@@ -69,6 +69,9 @@ def make_search_tool(
             return SearchFailed(exc)
         raise AssertionError("unreachable: tenacity either returns or raises")
 
+    # Resolved once: the tool looks up which argument takes the config on every call, and
+    # string annotations (this module's) would be evaluated each time.
+    search_docs.__annotations__ = get_type_hints(search_docs)
     return StructuredTool.from_function(
         coroutine=search_docs,
         name=SEARCH_TOOL,
