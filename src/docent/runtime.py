@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ from docent.models.unit_vectors import AnswerVectors
 from docent.retrieval.cache import ResultCache, decode_hits, encode_hits
 from docent.retrieval.types import Retriever
 from docent.state.client import SharedState, shared_state
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,14 @@ class Runtime:
         data searches and answers use (see `HybridRetriever.warm_up`), so the first
         questions cost what later ones do."""
         warm = getattr(self.retriever, "warm_up", None)
-        if warm is not None:  # a test's fake retriever has none
-            remember_passages(chunk.text for chunk in warm() or ())
+        if warm is None:  # a test's fake retriever has none
+            return
+        chunks = warm() or []
+        try:
+            remember_passages(chunk.text for chunk in chunks)
+        except Exception as exc:  # noqa: BLE001 - an optimisation: answers work passages out
+            log.warning("preparing passages at start-up failed; answers prepare them",
+                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
 
     def close(self) -> None:
         """Let the pool's threads end once their work is done."""

@@ -124,6 +124,25 @@ async def test_after_warm_up_an_answer_splits_and_tokenises_no_passage(
     assert split == [] and indexed == []
 
 
+def test_a_failed_preparation_does_not_stop_the_start(tmp_path, data_settings, monkeypatch,
+                                                      caplog):
+    from docent import runtime as runtime_module
+    from docent.runtime import Runtime
+
+    embedder = FakeEmbedder()
+    ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=embedder,
+                progress=False)
+    retriever = _retriever(data_settings, embedder)
+
+    def broken(bodies):
+        raise ValueError("a passage the splitter cannot read")
+
+    monkeypatch.setattr(runtime_module, "remember_passages", broken)
+    Runtime(settings=data_settings, graph=None, retriever=retriever,  # type: ignore[arg-type]
+            model_id="extractive").warm_up()
+    assert "answers prepare them" in caplog.text
+
+
 def test_a_passage_without_stored_vectors_is_encoded_at_answer_time(tmp_path, data_settings):
     embedder = CountingEmbedder()
     ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=embedder,

@@ -86,6 +86,29 @@ def test_a_collection_bigger_than_the_table_is_searched_by_chroma(indexed, monke
     assert calls == [retriever.depth]
 
 
+def test_a_failed_read_leaves_searches_to_chroma_until_the_next_write(
+    indexed, monkeypatch, caplog
+):
+    retriever, embedder = indexed
+    reads: list[int] = []
+
+    def broken(limit):
+        reads.append(limit)
+        raise RuntimeError("disk error")
+
+    monkeypatch.setattr(retriever.store, "all_vectors", broken)
+    calls = _asked(retriever, monkeypatch)
+    assert retriever.search("notes about glazes", 3) and retriever.search("notes about clay", 3)
+    assert len(reads) == 1 and calls == [retriever.depth] * 2
+    assert "searches ask Chroma" in caplog.text
+    late = Chunk(chunk_id="late-1", source_file="late.md", title="Late", section_title="Late",
+                 slug="late", page_url="", text="Quokka zebra umbrella notes.")
+    retriever.store.upsert([late], embedder.embed([embedding_text(late)]), file_hash="x",
+                           source_root="/r")
+    retriever.search("notes about kilns", 3)
+    assert retriever.wait_for_vector_table(10) and len(reads) == 2  # tried again after a write
+
+
 def test_nearest_orders_by_similarity_then_by_store_order():
     matrix = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
     table = VectorTable("s", ["a", "b", "c", "d"], matrix)

@@ -328,7 +328,15 @@ class HybridRetriever:
         return None
 
     def _read_table(self, stamp: Any) -> VectorTable:
-        found = self.store.all_vectors(WARM_CHUNKS)
+        """The table of the store as its files are in state `stamp`; one without vectors
+        (so Chroma answers, and nothing is read again before the next write) when the
+        collection is too big or the read failed."""
+        try:
+            found = self.store.all_vectors(WARM_CHUNKS)
+        except Exception as exc:  # noqa: BLE001 - an optimisation: Chroma answers instead
+            log.warning("reading the vectors for exact search failed; searches ask Chroma",
+                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+            found = None
         table = VectorTable(stamp) if found is None else VectorTable(stamp, *found)
         self._table = table
         return table
@@ -338,9 +346,6 @@ class HybridRetriever:
             stamp = self.store.files_state()  # before the read: a write during it shows next
             if stamp is not None:
                 self._read_table(stamp)
-        except Exception as exc:  # noqa: BLE001 - Chroma answers meanwhile; the next write retries
-            log.warning("vector table rebuild failed; searches ask Chroma",
-                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
         finally:
             self._table_idle.set()
 
@@ -376,7 +381,11 @@ class HybridRetriever:
         ids = [c.chunk_id for c in chunks]
         for start in range(0, len(ids), _WARM_PAGE):
             self.unit_vectors(ids[start : start + _WARM_PAGE])
-        remember_terms(chunks)
+        try:
+            remember_terms(chunks)
+        except Exception as exc:  # noqa: BLE001 - an optimisation: searches work terms out
+            log.warning("preparing terms at start-up failed; searches prepare them",
+                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
         return chunks
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
