@@ -117,3 +117,11 @@ def test_nearest_orders_by_similarity_then_by_store_order():
     assert [i for i, _ in table.nearest(np.array([0.0, 1.0]), 10)] == ["b", "d", "a", "c"]
     assert table.nearest(np.array([0.0, 1.0]), 0) == []
     assert VectorTable("s").nearest(np.array([1.0, 0.0]), 3) == []
+
+
+def test_vectors_gives_the_rows_of_the_ids_it_holds():
+    matrix = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    table = VectorTable("s", ["a", "b"], matrix)
+    found = table.vectors(["b", "missing"])
+    assert list(found) == ["b"] and found["b"].tolist() == [0.0, 1.0]
+    assert VectorTable("s").vectors(["a"]) == {}

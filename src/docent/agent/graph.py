@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -94,12 +94,8 @@ def build_graph(
         return Command(update=start_run(state),
                        goto="llm" if settings.first_search == "tool" else "search_question")
 
-    async def search_question(state: AgentState, config: RunnableConfig) -> Command[Any]:
+    async def search_question(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         """Search with the user's question before any model call; counts as a tool call."""
-        update = await _search_question(state, config)
-        return Command(update=update, goto=after_search(_merged(state, update)))
-
-    async def _search_question(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         if not fits_context(state["messages"], settings.max_context_chars):
             return _stop(ExitReason.MAX_CONTEXT_REACHED)  # no search for a run that can't go on
         query = search_query(state["messages"])
@@ -113,11 +109,7 @@ def build_graph(
             return {**RETRIEVAL_FAILED, "messages": [asked, failed], "tool_calls": 1}
         return {"messages": [asked, found], "tool_calls": 1, **ledger.update()}
 
-    async def call_model(state: AgentState, config: RunnableConfig) -> Command[Any]:
-        update = await _call_model(state, config)
-        return Command(update=update, goto=after_model(_merged(state, update)))
-
-    async def _call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    async def call_model(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         turns = state.get("turns", 0)
         if turns >= settings.max_turns:
             return _stop(ExitReason.MAX_TURNS_REACHED)
@@ -169,11 +161,7 @@ def build_graph(
             return {**update, "reasked": True, "exit_reason": failure}
         return {**update, "messages": [reply]}
 
-    async def run_tools(state: AgentState, config: RunnableConfig) -> Command[Any]:
-        update = await _run_tools(state, config)
-        return Command(update=update, goto=after_tools(_merged(state, update)))
-
-    async def _run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
+    async def run_tools(state: AgentState, config: RunnableConfig) -> dict[str, Any]:
         call_msg = state["messages"][-1]
         assert isinstance(call_msg, AIMessage)
         used = state.get("tool_calls", 0)
@@ -274,13 +262,30 @@ def build_graph(
     graph = StateGraph(AgentState, input_schema=InputState, output_schema=OutputState)
     # Each node names the next one (a Command): no router runs between two steps.
     graph.add_node("check_input", check_input, destinations=("search_question", "llm", END))
-    graph.add_node("search_question", search_question, destinations=("llm", "finalize_answer"))
-    graph.add_node("llm", call_model, destinations=("tools", "llm", "finalize_answer"))
-    graph.add_node("tools", run_tools, destinations=("llm", "finalize_answer"))
+    graph.add_node("search_question", _routed(search_question, after_search),
+                   destinations=("llm", "finalize_answer"))
+    graph.add_node("llm", _routed(call_model, after_model),
+                   destinations=("tools", "llm", "finalize_answer"))
+    graph.add_node("tools", _routed(run_tools, after_tools),
+                   destinations=("llm", "finalize_answer"))
     graph.add_node("finalize_answer", finalize_and_record)
     graph.add_edge(START, "check_input")
     graph.add_edge("finalize_answer", END)
     return graph.compile(name=GRAPH_NAME)
+
+
+Step = Callable[[AgentState, RunnableConfig], Awaitable[dict[str, Any]]]
+
+
+def _routed(step: Step, route: Callable[[dict[str, Any]], str]) -> Callable[..., Any]:
+    """A node running `step`, then naming the next node by `route` applied to the state
+    the step's update leaves."""
+
+    async def node(state: AgentState, config: RunnableConfig) -> Command[Any]:
+        update = await step(state, config)
+        return Command(update=update, goto=route(_merged(state, update)))
+
+    return node
 
 
 def _merged(state: AgentState, update: dict[str, Any]) -> dict[str, Any]:

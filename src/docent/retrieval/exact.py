@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -35,3 +36,13 @@ class VectorTable:
         top = np.argpartition(-sims, n - 1)[:n]
         top = top[np.lexsort((top, -sims[top]))]
         return [(self.ids[i], float(sims[i])) for i in top]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of those of `ids` the table holds."""
+        if self.matrix is None:
+            return {}
+        return {i: self.matrix[self._rows[i]] for i in ids if i in self._rows}
+
+    @cached_property
+    def _rows(self) -> dict[str, int]:
+        return {chunk_id: row for row, chunk_id in enumerate(self.ids)}

@@ -263,10 +263,10 @@ class HybridRetriever:
         by_id: dict[str, Chunk] = {}
         similarity: dict[str, float] = {}
         rankings: list[list[str]] = []
+        table = self._vector_table()
+        exact = table if table is not None and table.matrix is not None else None
         if self.weights[0] > 0:
-            table = self._vector_table()
-            found = (table.nearest(vector, depth) if table and table.matrix is not None
-                     else self.store.nearest(vector, depth))
+            found = exact.nearest(vector, depth) if exact else self.store.nearest(vector, depth)
             # The keyword index holds every chunk of this fingerprint; one written since
             # (an ingestion under way) is read from the store.
             known = index.by_id
@@ -296,7 +296,10 @@ class HybridRetriever:
         ranked = diversify([i for i, _ in fused], file_of, k=k, per_file=self.per_file)
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
         missing = [i for i in top if i not in similarity]
-        stored = self._stored(missing, self._chunk_vectors, self.store.embeddings)
+        # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
+        stored = exact.vectors(missing) if exact else {}
+        missing = [i for i in missing if i not in stored]
+        stored.update(self._stored(missing, self._chunk_vectors, self.store.embeddings))
         for chunk_id, row in stored.items():
             similarity[chunk_id] = float(np.dot(row, vector))
         if not current:  # an index older than the store: drop keyword hits deleted since
@@ -371,9 +374,7 @@ class HybridRetriever:
         per-chunk data of up to WARM_CHUNKS chunks: their unit vectors (2,080 chunks:
         0.14 s) and terms (0.4 s). Returns those chunks, for the answerer to prepare."""
         vector = self.query_vector("warm up")
-        stamp = self.store.files_state()
-        if stamp is not None:  # an embedded store: its vectors for exact search
-            self._read_table(stamp)
+        self._vector_table()  # an embedded store's vectors, for exact search
         fingerprint = self.store.fingerprint()
         self._forget_stored(fingerprint)
         chunks = list(self.keyword_index(fingerprint).chunks[:WARM_CHUNKS])
