@@ -176,6 +176,41 @@ def test_a_flattened_table_of_linked_addresses_is_rebuilt():
         f"MultiCallV3 — Address: {link}", f"WSOMI — Address: {other}"]
 
 
+def test_a_flattened_table_of_code_cells_is_rebuilt():
+    # A crawled "Type | Selector | Description" table: each code cell is a code span, and a
+    # selector is a short hex value.
+    cells = ["Type", "Selector", "Description",
+             "`Error(string)`", "`0x08c379a0`", "Revert with a message",
+             "`Panic(uint256)`", "`0x4e487b71`", "Internal error"]
+    assert [u.text for u in split_units("\n\n".join(cells))] == [
+        "`Error(string)` — Selector: `0x08c379a0` — Description: Revert with a message",
+        "`Panic(uint256)` — Selector: `0x4e487b71` — Description: Internal error"]
+
+
+def test_a_flattened_table_keyed_by_values_is_rebuilt():
+    # Every row is named by a value: a panic code, not a label.
+    cells = ["Panic Code", "Description", "Typical Cause",
+             "`0x01`", "Assertion failed", "Logic invariant broken",
+             "`0x11`", "Arithmetic overflow", "Unchecked math",
+             "`0x12`", "Division by zero", "Incorrect division"]
+    assert [u.text for u in split_units("\n\n".join(cells))] == [
+        "`0x01` — Description: Assertion failed — Typical Cause: Logic invariant broken",
+        "`0x11` — Description: Arithmetic overflow — Typical Cause: Unchecked math",
+        "`0x12` — Description: Division by zero — Typical Cause: Incorrect division"]
+
+
+def test_a_flattened_table_without_its_corner_cell_is_rebuilt():
+    # The header's empty first cell left no line: three labels, then rows of four.
+    cells = ["Average DPS", "Max DPS", "Finality",
+             "ETH", "9.19", "18.38", "66s",
+             "Polygon", "47.67", "95.33", "Variable",
+             "BNB", "194.6", "194.6", "75s"]
+    assert [u.text for u in split_units("\n\n".join(cells))] == [
+        "ETH — Average DPS: 9.19 — Max DPS: 18.38 — Finality: 66s",
+        "Polygon — Average DPS: 47.67 — Max DPS: 95.33 — Finality: Variable",
+        "BNB — Average DPS: 194.6 — Max DPS: 194.6 — Finality: 75s"]
+
+
 def test_a_flattened_table_of_six_columns_keeps_its_totals_row():
     header = ["ALLOCATION", "% OF TOKENS", "TOKENS", "% AT TGE", "CLIFF", "VESTING"]
     rows = [["Team", "11%", "110,000", "0%", "12", "48"],

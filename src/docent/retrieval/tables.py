@@ -15,9 +15,12 @@ DIRECTIVE = re.compile(
 )
 _CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
 _MAX_COLUMNS = 8
-_HEX = re.compile(r"^0x[0-9a-fA-F]{8,}$")
+# An address, a hash or a code ("0x5e44F178…", a selector "0x08c379a0", a panic code "0x11").
+_HEX = re.compile(r"^0x[0-9a-fA-F]{2,}$")
 # A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
 _LONE_LINK = re.compile(r"\[([^\]]{1,80})\]\([^)\s]*\)")
+# A cell that is one code span: `Error(string)`, `0x11`.
+_LONE_CODE = re.compile(r"`([^`]{1,80})`")
 _NUMERIC = re.compile(r"^[~<>≈$+\-]?\$?\d[\d,.]*(?:[eE][-+]?\d+)?\s?(?:%|[kKmMbBx])?$")
 # A cell of any length, as a line starts: not a heading, list item, quote, table line or fence.
 _PROSE_CELL = re.compile(r"^(?![#>|`]|[-*+]\s|\d+[.)]\s)\S.*$")
@@ -27,10 +30,12 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     """Tables that a crawl flattened to one short line per cell, back as pipe tables.
 
     A run of six or more one-line paragraphs is a table when, after a header of p cells,
-    the cells fall into rows of p whose value columns (numbers, hex addresses) repeat (the
-    smallest such p wins, up to eight columns); a last row the run ends inside of, whose
-    cells start like the others', is a totals row with its last columns empty. A cell that
-    is one link counts by its text, a bold header cell by its words.
+    the cells fall into rows of p whose value columns (numbers, hex addresses and codes)
+    repeat (the smallest such p wins, up to eight columns); a last row the run ends inside
+    of, whose cells start like the others', is a totals row with its last columns empty. A
+    header may lack its corner cell (rows of p after p - 1 labels: "Average DPS", "Max
+    DPS", then "ETH", "9.19", "18.38"). A cell that is one link or one code span counts by
+    its text, a bold header cell by its words.
     """
     out: list[str] = []
     i = 0
@@ -136,9 +141,9 @@ def _as_prose_table(cells: list[str]) -> tuple[list[str], int] | None:
 
 
 def _shown(cell: str) -> str:
-    """What a cell line shows: a lone link's text, a bold header's words."""
-    link = _LONE_LINK.fullmatch(cell)
-    text = link.group(1) if link else cell
+    """What a cell line shows: a lone link's or code span's text, a bold header's words."""
+    lone = _LONE_LINK.fullmatch(cell) or _LONE_CODE.fullmatch(cell)
+    text = lone.group(1) if lone else cell
     bold = len(text) > 4 and text.startswith("**") and text.endswith("**")
     return text[2:-2].strip() if bold else text
 
@@ -152,28 +157,50 @@ def _is_value(cell: str) -> bool:
 def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
     """Pipe-table lines for the leading cells that form a table, and how many it used."""
     for p in range(2, _MAX_COLUMNS + 1):
-        header, body = cells[:p], cells[p:]
-        if any(_is_value(h) for h in header) or len(body) < 2 * p:
-            continue
-        rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
-        pattern = [_is_value(c) for c in rows[0]]
-        if not any(pattern) or pattern[0]:
-            continue
-        good = 0
-        while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
-            good += 1
-        if good >= 2:
-            used = p + good * p
-            rows = rows[:good]
-            # The run ends inside one more row whose cells start like the others ("TOTAL",
-            # "100%", "16.02%"): a totals row that leaves its last columns empty. (With a
-            # full row left over, the table ended at a row that broke the pattern.)
-            last = cells[used:]
-            if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
-                rows.append(last + [""] * (p - len(last)))
-                used += len(last)
-            return _pipe_table([_shown(h) for h in header], rows), used
+        # Rows are named by their first cell: a label ("ETH") or, when the whole first
+        # column holds values, a key ("0x11", a TPS level "0.1"). The crawl may have
+        # dropped the header's empty corner cell. Of the readings with p columns, the one
+        # that reads the most cells wins, and the first of these on a tie.
+        found = [
+            table for header, keyed in ((cells[:p], False), (["", *cells[: p - 1]], False),
+                                        (cells[:p], True))
+            if (table := _rows(cells, header, keyed)) is not None
+        ]
+        if found:
+            return max(found, key=lambda table: table[1])
     return None
+
+
+def _rows(
+    cells: list[str], header: list[str], keyed: bool
+) -> tuple[list[str], int] | None:
+    """The table whose header is `header` (its corner "" when the crawl dropped it), when
+    the cells after it fall into two or more rows with the same value columns, the first
+    of them a value exactly when `keyed`."""
+    p = len(header)
+    start = p - 1 if header[0] == "" else p
+    body = cells[start:]
+    if any(_is_value(h) for h in header if h) or len(body) < 2 * p:
+        return None
+    rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
+    pattern = [_is_value(c) for c in rows[0]]
+    if pattern[0] != keyed or not any(pattern):
+        return None
+    good = 0
+    while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
+        good += 1
+    if good < 2:
+        return None
+    used = start + good * p
+    rows = rows[:good]
+    # The run ends inside one more row whose cells start like the others ("TOTAL",
+    # "100%", "16.02%"): a totals row that leaves its last columns empty. (With a
+    # full row left over, the table ended at a row that broke the pattern.)
+    last = cells[used:]
+    if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
+        rows.append(last + [""] * (p - len(last)))
+        used += len(last)
+    return _pipe_table([_shown(h) for h in header], rows), used
 
 
 def _pipe_table(header: list[str], rows: list[list[str]]) -> list[str]:
