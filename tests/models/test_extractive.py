@@ -176,6 +176,20 @@ def test_a_flattened_table_of_linked_addresses_is_rebuilt():
         f"MultiCallV3 — Address: {link}", f"WSOMI — Address: {other}"]
 
 
+def test_inline_html_in_prose_shows_as_its_text():
+    # Docs write abbreviations, definitions and keys as HTML inside markdown; the answer
+    # shows what the page's reader sees. A title's "." ends no sentence, and code keeps
+    # its tags.
+    body = ('You can use any library (called <abbr title="Object Relational Mapper. A '
+            'library.">ORMs</abbr>) at the <dfn title="2023-08-26">time of writing</dfn>.'
+            " Press <kbd>Ctrl</kbd>+<kbd>C</kbd><br>to stop `<b>x</b>`.\n\n"
+            '* See <a href="https://example.com/a">the <b>guide</b></a> or <code>app.get</code>')
+    assert [u.text for u in split_units(body)] == [
+        "You can use any library (called ORMs) at the time of writing.",
+        "Press Ctrl+C to stop `<b>x</b>`.",
+        "See [the guide](https://example.com/a) or `app.get`"]
+
+
 def test_a_flattened_table_of_code_cells_is_rebuilt():
     # A crawled "Type | Selector | Description" table: each code cell is a code span, and a
     # selector is a short hex value.

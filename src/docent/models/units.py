@@ -22,6 +22,18 @@ _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"<?https?://\S+>?")
 _MAX_ITEM_CHARS = 400
+# Inline HTML that docs write in markdown (`<abbr title="...">ORMs</abbr>`, `<dfn>`,
+# `<kbd>`): an answer shows what the reader of the page sees, the element's text. Code
+# spans keep theirs as written.
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
+_TAGGED = re.compile(
+    r"<(abbr|dfn|kbd|span|b|strong|em|i|u|small|mark|sub|sup|ins|q|cite|var|samp)\b[^<>]*>"
+    r"([^<>]*)</\1\s*>",
+    re.I,
+)
+_HTML_CODE = re.compile(r"<code\b[^<>]*>([^<>`]+)</code\s*>", re.I)
+_HTML_LINK = re.compile(r"<a\b[^<>]*?\bhref=\"([^\"<>\s]+)\"[^<>]*>([^<>\[\]]+)</a\s*>", re.I)
+_BREAK = re.compile(r"<br\s*/?>", re.I)
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,21 @@ def is_chrome(text: str) -> bool:
     return linked > 0.6 * len(text.strip()) and len(re.findall(r"\w+", rest)) < 4
 
 
+def untag(text: str) -> str:
+    """`text` with its inline HTML elements replaced by what they show: their text, a
+    `<code>` element as a code span, a link as a markdown link."""
+    if "<" not in text:
+        return text
+    parts = _CODE_SPAN.split(text)
+    for i in range(0, len(parts), 2):  # even parts are outside code spans
+        part = _HTML_CODE.sub(r"`\1`", _BREAK.sub(" ", parts[i]))
+        # Nested elements, from the inside out.
+        while (plain := _TAGGED.sub(r"\2", _HTML_LINK.sub(r"[\2](\1)", part))) != part:
+            part = plain
+        parts[i] = part
+    return "".join(parts)
+
+
 def _is_label(text: str) -> bool:
     """A short line without a sentence's end, such as a table cell or a caption."""
     return len(text.split()) < 4 and not text.rstrip("*_`").endswith((".", "!", ":"))
@@ -99,12 +126,12 @@ def split_units(body: str) -> list[Unit]:
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
         if kind != "code":
-            text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
+            text = _ANSWER_LABEL.sub("", untag(text))  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
             units.append(Unit(text, kind, block))
 
     def flush() -> None:
-        text = " ".join(paragraph).strip()
+        text = untag(" ".join(paragraph).strip())  # before a title's "." can end a sentence
         paragraph.clear()
         if text:
             kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
@@ -165,6 +192,7 @@ def split_units(body: str) -> list[Unit]:
             ):
                 i += 1
                 item += " " + lines[i].strip()
+            item = untag(item)
             for piece in [item] if len(item) <= _MAX_ITEM_CHARS else sentences(item):
                 add(piece, "item")
         else:
