@@ -279,6 +279,13 @@ def test_topic_drops_site_suffix_and_markup():
     assert Reference(1, "Limits | Guide | Docent Docs (a.md)", "").topic == "Limits"
 
 
+def test_topic_keeps_the_pipes_and_arrows_of_code_in_a_heading():
+    # An API reference names a method by its signature: a union type is no site suffix.
+    signature = "`get(id: bigint): Promise<Hex | Error | null>`"
+    assert Reference(1, f"SDK > {signature} (a.md)", "").topic == signature
+    assert Reference(1, "SDK > `a > b` | Docs (a.md)", "").topic == "`a > b`"
+
+
 # Composition: which units answer, and how they are laid out.
 
 

@@ -60,6 +60,9 @@ def sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+
+
 @dataclass(frozen=True)
 class Reference:
     """One numbered passage as the model reads it in a tool message."""
@@ -72,10 +75,24 @@ class Reference:
     @property
     def topic(self) -> str:
         where = self.heading.rsplit(" (", 1)[0]
-        topic = where.split(" > ")[-1].strip() or where
-        # Crawled titles carry the site ("Page | Section | Site") and markup (`**`, `\.`).
-        topic = topic.split(" | ")[0].replace("**", "")
+        topic = _split_outside_code(where, " > ")[-1].strip() or where
+        # Crawled titles carry the site ("Page | Section | Site") and markup (`**`, `\.`);
+        # a pipe inside code is the heading's own (`Promise<Hex | Error>`).
+        topic = _split_outside_code(topic, " | ")[0].replace("**", "")
         return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", topic).strip() or where
+
+
+def _split_outside_code(text: str, sep: str) -> list[str]:
+    """`text.split(sep)`, except at a `sep` inside a code span."""
+    pieces = [""]
+    for i, part in enumerate(_CODE_SPAN.split(text)):
+        if i % 2:  # a code span
+            pieces[-1] += part
+        else:
+            first, *rest = part.split(sep)
+            pieces[-1] += first
+            pieces += rest
+    return pieces
 
 
 def parse_references(tool_text: str, chunk_ids: Sequence[str] | None = None) -> list[Reference]:
