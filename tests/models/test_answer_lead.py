@@ -140,6 +140,23 @@ export INDEX_URL=http://index.internal:8000
            "  export INDEX_URL=http://index.internal:8000\n  ```" in answer
 
 
+def test_a_short_follow_up_announcing_what_is_not_shown_is_left_out_or_closed():
+    # The lead takes its paragraph's short next sentence along; one that only announces a
+    # list the answer does not show is left out, and one that says something ends as a
+    # sentence instead of on a colon.
+    text = """[1] Storage (storage.md)
+Docent stores its index in an embedded database. It has three properties:"""
+    answer = compose_answer("What database stores the index?", parse_references(text),
+                            fake_vectors(["database"]))
+    assert lead_statement(answer) == "Docent stores its index in an embedded database. [1]"
+    text = """[1] Storage > Closing (storage.md)
+Closing the store flushes its log. With the client, call `store.close()` at exit:"""
+    answer = compose_answer("How do I flush the store's log?", parse_references(text),
+                            fake_vectors(["store"]))
+    assert lead_statement(answer) == ("Closing the store flushes its log. With the client, "
+                                      "call `store.close()` at exit. [1]")
+
+
 @pytest.mark.parametrize("text", [
     "This page lists every setting with its default.",
     "In this tutorial you will build a small app.",

@@ -15,6 +15,7 @@ introduces code with that code under it). Every statement keeps its
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
@@ -44,6 +45,14 @@ _POINT_SHARE = 0.6
 _TOP_SHARE = 0.4
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
+# A shorter tail ending in ":" only announces what follows it ("It has three properties:"),
+# as does one whose clause the colon cuts off ("...uses the SDK to:").
+_MIN_ANNOUNCING_WORDS = 7
+_CUT_OFF = re.compile(
+    r"\b(?:to|with|of|for|by|as|like|such as|via|from|in|on|into|include|includes|including"
+    r"|are|is|be|the|a|an|following|these|this|below|and|or)\s*$",
+    re.I,
+)
 # A code block nobody introduces is shown only when it scores this share of the lead's
 # (_HOWTO_CODE_SHARE when the question asks how to do something)...
 _CODE_SHARE = 0.8
@@ -82,11 +91,11 @@ def compose_parts(
     tail = _tail(lead, cands)
     if tail is not None:
         used.add(id(tail))
-    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail)} [{lead.ref.n}]"
-
-    points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     at = {(c.ref.n, c.pos): c for c in cands}
     code = _code_after(lead, at)
+    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail, code is not None)} [{lead.ref.n}]"
+
+    points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where
     # it would read as the answer's example and leave the point ending in a colon.
     by_score = sorted(points, key=lambda c: -c.score)
@@ -114,7 +123,10 @@ def compose_parts(
             nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
-            text = _joined(c, more) if _complete(c, cands, shown) else _closed(c.unit.text)
+            if _complete(c, cands, shown):
+                text = _joined(c, more, c is owner and nested is not None)
+            else:
+                text = _closed(c.unit.text)
             parts.append(f"{nest}- {text} [{c.ref.n}]")
             if c is owner and nested is not None:
                 block = excerpt(nested.unit.text, wanted, _MAX_NESTED_LINES)
@@ -214,8 +226,21 @@ def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
     return nxt
 
 
-def _joined(c: Candidate, tail: Candidate | None) -> str:
-    return c.unit.text if tail is None else f"{c.unit.text} {tail.unit.text}"
+def _only_announces(c: Candidate) -> bool:
+    """A sentence ending in ":" that says nothing without what follows: a short one, or
+    one whose clause is cut off ("...and the SDK to:")."""
+    text = c.unit.text.rstrip().removesuffix(":")
+    return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
+
+
+def _joined(c: Candidate, tail: Candidate | None, shows_code: bool = False) -> str:
+    """The unit and its tail. A tail announcing what the answer does not show right after
+    it ends as a sentence ("call `close()` in the listener."), or is left out when it only
+    announces ("It has three properties:", "This could include:")."""
+    if tail is None or (tail.unit.announces and not shows_code and _only_announces(tail)):
+        return c.unit.text
+    ending = tail.unit.text if shows_code or not tail.unit.announces else _closed(tail.unit.text)
+    return f"{c.unit.text} {ending}"
 
 
 def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
