@@ -190,6 +190,27 @@ def test_inline_html_in_prose_shows_as_its_text():
         "See [the guide](https://example.com/a) or `app.get`"]
 
 
+def test_a_list_item_naming_its_nested_items_is_one_statement_with_them():
+    # A definition list: the label says what, its nested items say what it is.
+    body = ("* `datetime.timedelta`:\n"
+            "    * A Python `datetime.timedelta`.\n"
+            "    * In requests and responses will be represented as a `float` of total\n"
+            "      seconds.\n"
+            "* API keys in:\n"
+            "    * Headers\n"
+            "    * Cookies, etc.\n"
+            "* A plain item\n\n"
+            "* Add the network:\n\n"
+            "    ```js\n    networks: {}\n    ```\n")
+    assert [(u.kind, u.text) for u in split_units(body)] == [
+        ("item", "`datetime.timedelta`: A Python `datetime.timedelta`. In requests and "
+                 "responses will be represented as a `float` of total seconds."),
+        ("item", "API keys in: Headers; Cookies, etc."),
+        ("item", "A plain item"),
+        ("item", "Add the network:"),
+        ("code", "    ```js\n    networks: {}\n    ```")]
+
+
 def test_a_flattened_table_of_code_cells_is_rebuilt():
     # A crawled "Type | Selector | Description" table: each code cell is a code span, and a
     # selector is a short hex value.

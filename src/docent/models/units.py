@@ -22,6 +22,7 @@ _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"<?https?://\S+>?")
 _MAX_ITEM_CHARS = 400
+_LABEL_WORDS = 8  # at most, for a list item naming what its nested items describe
 # Inline HTML that docs write in markdown (`<abbr title="...">ORMs</abbr>`, `<dfn>`,
 # `<kbd>`): an answer shows what the reader of the page sees, the element's text. Code
 # spans keep theirs as written.
@@ -193,6 +194,11 @@ def split_units(body: str) -> list[Unit]:
                 i += 1
                 item += " " + lines[i].strip()
             item = untag(item)
+            if _names_its_sub_items(item):  # "`datetime.timedelta`:" and what it is
+                subs, last = _sub_items(lines, i + 1, _indent(lines[i]))
+                merged = _with_sub_items(item, subs)
+                if subs and len(merged) <= _MAX_ITEM_CHARS:
+                    item, i = merged, last
             for piece in [item] if len(item) <= _MAX_ITEM_CHARS else sentences(item):
                 add(piece, "item")
         else:
@@ -200,6 +206,50 @@ def split_units(body: str) -> list[Unit]:
         i += 1
     flush()
     return units
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _names_its_sub_items(item: str) -> bool:
+    """A short list item ending in ":" ("`datetime.timedelta`:", "API keys in:"): a label
+    whose nested items say what it is."""
+    return item.rstrip().endswith(":") and len(item.split()) <= _LABEL_WORDS
+
+
+def _sub_items(lines: list[str], start: int, indent: int) -> tuple[list[str], int]:
+    """The items nested under a list item at `indent` (each with its wrapped lines), and
+    the index of the last line they take."""
+    subs: list[str] = []
+    last = start - 1
+    j = start
+    while j < len(lines):
+        line = lines[j]
+        if not line.strip():
+            j += 1
+            continue
+        if _indent(line) <= indent:
+            break
+        if _LIST_ITEM.match(line.strip()):
+            subs.append(_LIST_ITEM.sub("", line.strip()))
+        elif subs and not FENCE.match(line.strip()):
+            subs[-1] += " " + line.strip()  # a nested item's wrapped line
+        else:
+            break  # nested code or prose: not a list of what the label is
+        last = j
+        j += 1
+    return subs, last
+
+
+def _with_sub_items(label: str, subs: list[str]) -> str:
+    """A label item and its nested items as one statement: "`datetime.timedelta`: A Python
+    `datetime.timedelta`. In requests and responses will be represented as a `float`."."""
+    parts = []
+    for k, sub in enumerate(untag(s).strip() for s in subs):
+        end = "" if sub.endswith((".", "!", "?", ":", ";")) else "." if k == len(subs) - 1 else ";"
+        parts.append(sub + end)
+    return " ".join([label.rstrip(), *parts])
 
 
 _LINK_LABEL = re.compile(r"^\[(?:\*\*)?([^\]*]{1,60})(?:\*\*)?\]\([^)]*\)$")
