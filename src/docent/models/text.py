@@ -60,7 +60,8 @@ def sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
-_CODE_SPAN = re.compile(r"(`[^`\n]*`)")
+# An inline code span, captured (`re.split` keeps it): text inside is written as code.
+CODE_SPAN = re.compile(r"(`[^`\n]+`)")
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class Reference:
 def _split_outside_code(text: str, sep: str) -> list[str]:
     """`text.split(sep)`, except at a `sep` inside a code span."""
     pieces = [""]
-    for i, part in enumerate(_CODE_SPAN.split(text)):
+    for i, part in enumerate(CODE_SPAN.split(text)):
         if i % 2:  # a code span
             pieces[-1] += part
         else:

@@ -11,7 +11,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Literal
 
-from docent.models.text import sentences
+from docent.models.text import CODE_SPAN, sentences
 from docent.retrieval.tables import DIRECTIVE, rebuild_tables
 
 UnitKind = Literal["prose", "item", "row", "code"]
@@ -26,7 +26,6 @@ _LABEL_WORDS = 8  # at most, for a list item naming what its nested items descri
 # Inline HTML that docs write in markdown (`<abbr title="...">ORMs</abbr>`, `<dfn>`,
 # `<kbd>`): an answer shows what the reader of the page sees, the element's text. Code
 # spans keep theirs as written.
-_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
 _TAGGED = re.compile(
     r"<(abbr|dfn|kbd|span|b|strong|em|i|u|small|mark|sub|sup|ins|q|cite|var|samp)\b[^<>]*>"
     r"([^<>]*)</\1\s*>",
@@ -93,7 +92,7 @@ def untag(text: str) -> str:
     `<code>` element as a code span, a link as a markdown link."""
     if "<" not in text:
         return text
-    parts = _CODE_SPAN.split(text)
+    parts = CODE_SPAN.split(text)
     for i in range(0, len(parts), 2):  # even parts are outside code spans
         part = _HTML_CODE.sub(r"`\1`", _BREAK.sub(" ", parts[i]))
         # Nested elements, from the inside out.
@@ -243,8 +242,8 @@ def _sub_items(lines: list[str], start: int, indent: int) -> tuple[list[str], in
 
 
 def _with_sub_items(label: str, subs: list[str]) -> str:
-    """A label item and its nested items as one statement: "`datetime.timedelta`: A Python
-    `datetime.timedelta`. In requests and responses will be represented as a `float`."."""
+    """A label item and its nested items as one statement ("API keys in: Headers; Query
+    parameters; Cookies, etc."): an item without an end of its own gets ";", the last "."."""
     parts = []
     for k, sub in enumerate(untag(s).strip() for s in subs):
         end = "" if sub.endswith((".", "!", "?", ":", ";")) else "." if k == len(subs) - 1 else ";"
