@@ -89,6 +89,22 @@ def test_a_crawled_table_is_read_a_row_at_a_time():
                             freq, 100)
 
 
+def test_a_sentence_summing_up_a_list_reads_with_the_list():
+    # "All records..." states the value of every record the list above it names; a sentence
+    # that does not look back reads only its own neighbourhood.
+    question = "How long are customer identification records kept?"
+    page = ("We maintain records of:\n\n* Customer identification documents\n"
+            "* Transaction records\n* Compliance documentation\n* Suspicious activity reports"
+            "\n\n{} are retained for a minimum of five years.")
+    freq = {**FREQ, "customer": 3, "identification": 2, "record": 6}
+
+    def stated(text: str) -> bool:
+        return states_value(question, [hit(text, "Record keeping")], freq, 100)
+
+    assert stated(page.format("All records"))
+    assert not stated(page.format("Audit logs"))
+
+
 def test_digits_in_markup_are_no_values():
     page = 'Open WebSocket connections: ![up to 64](/img/ws.png) <img src="/img/ws-2.png">'
     assert not states("How many WebSocket connections can one worker keep open?", page)

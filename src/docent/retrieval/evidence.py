@@ -6,10 +6,11 @@ question that asks for a value (`docent.intent.measure_of`: a percentage, a dura
 amount of money, a size, a count, a version) is answerable only when some
 passage states one of that kind **next to what the question asks about**: in the same
 sentence or line, or the two before it (a crawled table puts a label and its value on
-neighbouring lines). A bare number is a duration when that neighbourhood names a unit of
-time ("a maximum time in seconds... Defaults to 600", `TIMEOUT_SECONDS | 30`). A value of
-no particular kind ("what chain ID", "what is its address") is not checked: any digit
-states one, and identifiers are everywhere in docs.
+neighbouring lines), or six before it when it sums up what precedes it ("All records are
+retained for five years" after the list of records). A bare number is a duration when that
+neighbourhood names a unit of time ("a maximum time in seconds... Defaults to 600",
+`TIMEOUT_SECONDS | 30`). A value of no particular kind ("what chain ID", "what is its
+address") is not checked: any digit states one, and identifiers are everywhere in docs.
 
 "Next to what it asks about" means, in that neighbourhood or the passage's heading: every
 word naming the measured thing, when the question names one ("disk space", "sessions");
@@ -98,6 +99,9 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:and|or|but|while|if|when|unle
                      r"|after|before|until)\s+", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
+# A sentence opening on what came before it: "All records...", "These fees...", "They...".
+_SUMS_UP = re.compile(r"\s*(?:all|these|those|they|such|both|each\s+of\s+(?:these|them))\b", re.I)
+_SUMS_UP_BACK = 6  # segments (sentences, lines, list items) it reads back
 _SEGMENT = re.compile(r"(?<=[.!?])\s+|\n+")
 # A bare number is a duration when its neighbourhood names the unit: "Sets a maximum time in
 # seconds ... Defaults to 600.", or a setting named `..._TIMEOUT_SECONDS` in a table row.
@@ -130,7 +134,10 @@ def states_value(
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
         for i, segment in enumerate(segments):
-            near = " ".join(segments[max(0, i - 2) : i + 1])
+            # A sentence that sums up what comes before it ("All records are retained for
+            # five years" after a list of the records) reads with more of it.
+            back = _SUMS_UP_BACK if _SUMS_UP.match(segment) else 2
+            near = " ".join(segments[max(0, i - back) : i + 1])
             if not _stated(measure, segment, named, near):
                 continue
             words = set(tokenize(f"{heading} {near}"))
