@@ -65,6 +65,11 @@ def _is_network(exc: BaseException | None) -> bool:
     return False
 
 
+def exc_fields(exc: BaseException) -> dict[str, str]:
+    """The fields a warning about a failure that docent works around carries."""
+    return {"error_type": type(exc).__name__, "detail": str(exc)[:500]}
+
+
 def log_failure(
     logger: logging.Logger,
     exc: BaseException,

@@ -11,6 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from docent.agent.graph import build_graph
 from docent.agent.llm_cache import ReplyCache, decode_reply, encode_reply
 from docent.config import Settings
+from docent.failures import exc_fields
 from docent.models.factory import build_chat_models
 from docent.models.scoring import remember_passages
 from docent.models.unit_vectors import AnswerVectors
@@ -44,7 +45,7 @@ class Runtime:
             remember_passages(chunk.text for chunk in chunks)
         except Exception as exc:  # noqa: BLE001 - an optimisation: answers work passages out
             log.warning("preparing passages at start-up failed; answers prepare them",
-                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+                        extra=exc_fields(exc))
 
     def close(self) -> None:
         """Let the pool's threads end once their work is done."""

@@ -126,7 +126,7 @@ def split_units(body: str) -> list[Unit]:
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
         if kind != "code":
-            text = _ANSWER_LABEL.sub("", untag(text))  # FAQ pages: "A: The limit is 3."
+            text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
             units.append(Unit(text, kind, block))
 
@@ -161,7 +161,7 @@ def split_units(body: str) -> list[Unit]:
             if is_header:
                 header = cells
             elif not is_rule:
-                add(_row_text(cells, header), "row")
+                add(untag(_row_text(cells, header)), "row")
         elif _indented_code(lines, i):
             # An indented code block (crawled pages lose their fences): up to the next
             # line that is neither blank nor indented.

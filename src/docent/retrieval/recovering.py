@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from docent.config import Settings
-from docent.failures import classify
+from docent.failures import classify, exc_fields
 from docent.retrieval.types import Chunk, Hit
 
 if TYPE_CHECKING:
@@ -99,8 +99,7 @@ class RecoveringRetriever:
         except Exception as exc:  # noqa: BLE001 - any failure to open is retried on first use
             log.warning(
                 "document store unreachable at start-up; retrying on each request",
-                extra={"category": classify(exc, "database").category,
-                       "error_type": type(exc).__name__, "detail": str(exc)[:500]},
+                extra={"category": classify(exc, "database").category, **exc_fields(exc)},
             )
             return []
         return retriever.warm_up()

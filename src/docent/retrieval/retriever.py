@@ -11,6 +11,7 @@ import numpy as np
 from cachetools import LRUCache
 
 from docent.config import Settings
+from docent.failures import exc_fields
 from docent.retrieval import keyword_store
 from docent.retrieval.bm25 import KeywordIndex, is_changelog
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
@@ -338,7 +339,7 @@ class HybridRetriever:
             found = self.store.all_vectors(WARM_CHUNKS)
         except Exception as exc:  # noqa: BLE001 - an optimisation: Chroma answers instead
             log.warning("reading the vectors for exact search failed; searches ask Chroma",
-                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+                        extra=exc_fields(exc))
             found = None
         table = VectorTable(stamp) if found is None else VectorTable(stamp, *found)
         self._table = table
@@ -386,7 +387,7 @@ class HybridRetriever:
             remember_terms(chunks)
         except Exception as exc:  # noqa: BLE001 - an optimisation: searches work terms out
             log.warning("preparing terms at start-up failed; searches prepare them",
-                        extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+                        extra=exc_fields(exc))
         return chunks
 
     def keyword_index(self, fingerprint: str | None = None) -> KeywordIndex:
@@ -442,7 +443,7 @@ class HybridRetriever:
                 index = self._load_or_build(target) if target is not None else None
             except Exception as exc:  # noqa: BLE001 - the old index serves; the next search retries
                 log.warning("keyword index rebuild failed; the previous index keeps serving",
-                            extra={"error_type": type(exc).__name__, "detail": str(exc)[:500]})
+                            extra=exc_fields(exc))
                 index = None
             with self._index_lock:
                 if index is not None:
