@@ -140,6 +140,41 @@ export INDEX_URL=http://index.internal:8000
            "  export INDEX_URL=http://index.internal:8000\n  ```" in answer
 
 
+def test_code_described_below_it_is_the_example_of_its_description():
+    # Crawled pages (GitBook) show an endpoint first and say what it does under it; the
+    # code after the description belongs to another heading.
+    text = """[1] Domains > For developers (domains.md)
+```
+https://api.example.org/primary-name/{wallet}
+```
+
+You can look up the primary name of a wallet with the names API. Apps show the name instead of the wallet address.
+
+```
+{"wallet": "0x4F40", "primaryName": "alice.name"}
+```"""
+    answer = compose_answer("How do I show a user's name instead of their wallet address?",
+                            parse_references(text), fake_vectors(["name", "wallet"]))
+    assert "Example [1]:\n\n```\nhttps://api.example.org/primary-name/{wallet}\n```" in answer
+
+
+def test_code_a_sentence_announces_stays_its_example_over_code_above_it():
+    text = """[1] Domains > For developers (domains.md)
+```
+https://api.example.org/primary-name/{wallet}
+```
+
+You can look up the primary name of a wallet with this request:
+
+```
+curl https://api.example.org/primary-name/0x4F40
+```"""
+    answer = compose_answer("How do I look up the primary name of a wallet?",
+                            parse_references(text), fake_vectors(["name", "wallet"]))
+    assert "Example [1]:\n\n```\ncurl https://api.example.org" in answer
+    assert "{wallet}" not in answer
+
+
 def test_a_short_follow_up_announcing_what_is_not_shown_is_left_out_or_closed():
     # The lead takes its paragraph's short next sentence along; one that only announces a
     # list the answer does not show is left out, and one that says something ends as a

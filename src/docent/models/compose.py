@@ -9,8 +9,10 @@ lead introduces, or the best on-topic code block when no chosen statement introd
 and as key points the statements of the relevant passages that belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
 is the rest of a short list two of whose items are key points; the best key point that
-introduces code with that code under it). Every statement keeps its
-`[n]`.
+introduces code with that code under it). A statement introduces the code block it
+announces, else the unannounced block its paragraph describes from below (crawled pages
+show an endpoint first and explain it under it), else the block right after it. Every
+statement keeps its `[n]`.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def compose_parts(
     if tail is not None:
         used.add(id(tail))
     at = {(c.ref.n, c.pos): c for c in cands}
-    code = _code_after(lead, at)
+    code = _code_of(lead, at)
     yield f"## {lead.ref.topic}\n\n{_joined(lead, tail, code is not None)} [{lead.ref.n}]"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
@@ -100,7 +102,7 @@ def compose_parts(
     # it would read as the answer's example and leave the point ending in a colon.
     by_score = sorted(points, key=lambda c: -c.score)
     owner, nested = (None, None) if code else next(
-        ((p, after) for p in by_score if (after := _code_after(p, at)) is not None),
+        ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
     if code is None and nested is None:
@@ -298,6 +300,32 @@ def _distinct(a: Candidate, b: Candidate) -> bool:
     if a.unit.text == b.unit.text:
         return False
     return len(a.terms & b.terms) / max(1, len(a.terms | b.terms)) < 0.7
+
+
+def _code_of(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+    """The code a statement goes with: what it announces, else the block its paragraph
+    describes from below, else the block after it."""
+    after = _code_after(intro, at)
+    if after is not None and at[(after.ref.n, after.pos - 1)].unit.announces:
+        return after
+    return _code_before(intro, at) or after
+
+
+def _code_before(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+    """The code block right before the paragraph of a statement (its first or second
+    sentence) when no sentence announces that block: crawled pages (GitBook) show an
+    endpoint or a command first and say what it does below it."""
+    n, start = intro.ref.n, intro.pos
+    while (
+        (prev := at.get((n, start - 1))) is not None
+        and prev.unit.kind == "prose" and prev.unit.block == intro.unit.block
+    ):
+        start -= 1
+    code = at.get((n, start - 1))
+    if intro.pos - start > 1 or code is None or not code.unit.is_code:
+        return None
+    before = at.get((n, start - 2))
+    return None if before is not None and before.unit.announces else code
 
 
 def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
