@@ -70,6 +70,12 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("how do i validate jwts?") == []  # known, lower case and plural
 
 
+def test_names_joined_by_a_slash_are_each_looked_up():
+    assert names("Is the OAuth2/JWT backend streaming?") == []  # two names the docs use
+    assert names("Is the OAuth2/Prometheus backend streaming?") == ["OAuth2/Prometheus"]
+    assert names("Does it support HTTP/3?") == ["HTTP/3"]  # a version, not two names
+
+
 def test_a_file_the_docs_name_at_the_end_of_another_path_is_known():
     # The docs write "/files//home/johndoe/myfile.txt" (one raw word); the question's path
     # differs, its file name does not.
@@ -126,6 +132,8 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # an unknown word elsewhere in the question, or after a verb, is not what it asks for
     assert not asks("Which cleanup code runs for the ambassador program?")
     assert not asks("What officially happens to cleanup code?")
+    # after a comma, "which" starts a clause about something else, not a question
+    assert not asks("Cleanup code changed, which broke our ambassador tests. What now?")
 
 
 def test_without_removes_the_words_and_tidies_spaces():

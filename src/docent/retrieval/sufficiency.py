@@ -84,13 +84,23 @@ def unknown_names(
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
             low = low.rsplit("/", 1)[-1]  # (raw words hold the last parts of the docs' paths)
-        if low in raw_words and low not in changelog_only.words:
-            continue
-        term = stem(low)
-        if low.isalpha() and doc_freq.get(term, 0) > 0 and term not in changelog_only.terms:
-            continue  # "JWTs" when the docs say "JWT"
-        unknown.append(word)
+        # "FastAPI/Starlette" names two things, each known or not ("HTTP/3" names one).
+        parts = low.split("/")
+        if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in parts):
+            parts = [low]
+        if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
+            unknown.append(word)
     return unknown
+
+
+def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
+          changelog_only: Changelog) -> bool:
+    """Whether the corpus uses a (lower-cased) name outside its changelogs."""
+    if low in raw_words and low not in changelog_only.words:
+        return True
+    term = stem(low)
+    # "JWTs" when the docs say "JWT"
+    return low.isalpha() and doc_freq.get(term, 0) > 0 and term not in changelog_only.terms
 
 
 def unknown_words(
@@ -112,9 +122,10 @@ def unknown_words(
 
 
 # "In which REGIONS can...", "What APY are...": the thing a which/what question asks for,
-# the word before its verb or subject (not "what WENT wrong": "wrong" is neither).
+# the word before its verb or subject (not "what WENT wrong": "wrong" is neither; not
+# after a comma, where "which" starts a clause: ", which BROKE our SDK").
 _ASKED = re.compile(
-    r"\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
+    r"(?<!,\s)\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
     r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b",
     re.I,
 )
