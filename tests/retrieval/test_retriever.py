@@ -96,6 +96,19 @@ def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
                             "there?", 3) == []
 
 
+def test_a_built_in_feature_the_docs_never_name_is_refused(tmp_path, data_settings):
+    # Every word is in the docs ("fast", "notes"), but "fast notes" is no thing they name,
+    # so a question taking it for granted as built in cannot be answered.
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0)
+    assert retriever.search("How do I turn on the built-in fast path?", 3)
+    assert retriever.search("How do I turn on the built-in fast notes?", 3) == []
+    # it is part of the unknown-name check, and off with it
+    assert _retriever(data_settings, embedder, min_coverage=0.0, check_names=False).search(
+        "How do I turn on the built-in fast notes?", 3)
+
+
 def test_blank_queries_return_nothing_without_searching(data_settings, fake_embedder):
     retriever = _retriever(data_settings, fake_embedder)
     assert retriever.search("   \n\t", 5) == []

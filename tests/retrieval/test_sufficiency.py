@@ -12,6 +12,7 @@ from docent.retrieval.sufficiency import (
     coverage,
     unknown_names,
     unknown_words,
+    unnamed_features,
     without,
 )
 from docent.retrieval.types import Chunk, Hit
@@ -134,6 +135,23 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("What officially happens to cleanup code?")
     # after a comma, "which" starts a clause about something else, not a question
     assert not asks("Cleanup code changed, which broke our ambassador tests. What now?")
+
+
+def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
+    passages = ["Responses are cached in the response cache for 60 seconds.",
+                "Rate limits apply to every request; set the request rate limits here."]
+    assert unnamed_features("How do I clear FastAPI's built-in response cache?", passages) == []
+    assert unnamed_features("How do I open the built-in admin panel so I can edit rows?",
+                            passages) == ["admin panel"]
+    # the name ends where the clause does; its last two terms must be read in order
+    assert unnamed_features("Can I turn off docent's built-in request rate limits for tests?",
+                            passages) == []
+    assert unnamed_features("Does its built-in cache response expire?", passages) == [
+        "cache response expire"]
+    # "on-chain" is one word, not a preposition ending the name
+    assert unnamed_features("How do I use Somnia's built-in on-chain cron to call it?",
+                            passages) == ["on-chain cron"]
+    assert unnamed_features("How do I cache responses?", passages) == []  # presumes nothing
 
 
 def test_without_removes_the_words_and_tidies_spaces():

@@ -28,6 +28,7 @@ from docent.retrieval.sufficiency import (
     remember_terms,
     unknown_names,
     unknown_words,
+    unnamed_features,
     without,
 )
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
@@ -214,7 +215,10 @@ class HybridRetriever:
     ) -> bool:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`);
         `vector`, the query's embedding when the caller has it, saves embedding it again."""
-        if self.check_names and self.unknown_names(asked_part(query), fingerprint):
+        if self.check_names and (
+            self.unknown_names(asked_part(query), fingerprint)
+            or unnamed_features(asked_part(query), [h.chunk.text for h in hits])
+        ):
             return False
         if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it
             self.unknown_shift(query, fingerprint, vector) > self.max_unknown_shift

@@ -19,6 +19,10 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
 
+With the first, a feature the question takes for granted as built in ("FastAPI's built-in
+admin panel") counts as a name: docs that have such a feature name it, so a passage
+retrieved for the question must (`unnamed_features`).
+
 When any fires, retrieval counts as empty, so the run refuses with no sources. The
 threshold and its calibration are in CONTRACT.md and bench/calibrate_sufficiency.py.
 """
@@ -101,6 +105,32 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
     term = stem(low)
     # "JWTs" when the docs say "JWT"
     return low.isalpha() and doc_freq.get(term, 0) > 0 and term not in changelog_only.terms
+
+
+# "turn on FastAPI's BUILT-IN ADMIN PANEL so I can...": up to three words after it.
+_PRESUMED = re.compile(r"(?:'s|\bthe|\bits)\s+built-?in\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+_NOT_A_NAME = re.compile(  # where the name ends ("cache SO...", not the "on" of "on-chain")
+    r"(?<![\w-])(?:so|to|that|for|in|on|at|with|from|and|or|which|when|if|instead|than|of|by)"
+    r"(?![\w-])", re.I
+)
+
+
+def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
+    """Features `question` takes for granted as built in ("the built-in response cache")
+    whose name (its last two terms, in order) no passage uses."""
+    texts: list[str] | None = None
+    unnamed = []
+    for m in _PRESUMED.finditer(question):
+        phrase = " ".join(re.split(r"\s+", m.group(1)))
+        cut = _NOT_A_NAME.search(phrase)
+        name = tokenize(phrase[: cut.start()] if cut else phrase)[-2:]
+        if not name:
+            continue
+        if texts is None:
+            texts = [f" {' '.join(tokenize(p))} " for p in passages]
+        if not any(f" {' '.join(name)} " in t for t in texts):
+            unnamed.append(phrase[: cut.start()].strip() if cut else phrase)
+    return unnamed
 
 
 def unknown_words(
