@@ -71,6 +71,13 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("how do i validate jwts?") == []  # known, lower case and plural
 
 
+def test_a_name_given_as_an_example_is_the_users_own():
+    # "notes.txt" is the user's file: the question is about paths with slashes.
+    assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []
+    assert names("Can a backend, for example Prometheus, stream?") == []
+    assert names("Can a Prometheus backend stream?") == ["Prometheus"]
+
+
 def test_names_joined_by_a_slash_are_each_looked_up():
     assert names("Is the OAuth2/JWT backend streaming?") == []  # two names the docs use
     assert names("Is the OAuth2/Prometheus backend streaming?") == ["OAuth2/Prometheus"]

@@ -55,6 +55,9 @@ _NO_CHANGELOG = Changelog()
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
+# A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
+_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
+                      re.I)
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
@@ -83,7 +86,7 @@ def unknown_names(
         word = m.group(0)
         if not _looks_like_a_name(
             word, at_sentence_start=bool(_SENTENCE_START.search(question[: m.start()]))
-        ):
+        ) or _EXAMPLE.search(question[: m.start()]):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
