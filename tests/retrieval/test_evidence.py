@@ -125,6 +125,16 @@ def test_a_bare_number_is_a_duration_when_its_neighbourhood_names_the_unit():
     assert not states(question, "| `DOCENT_SESSION_MAX_COUNT` | 1800 |")
 
 
+def test_a_setting_measured_in_a_unit_of_size_states_a_size_with_a_bare_number():
+    question = "Below what file size does docent skip a markdown file?"
+    assert states(question, "The largest markdown file size in bytes to ingest.\n"
+                            "Defaults to `500`.")
+    assert states(question, "| `DOCENT_MAX_FILE_BYTES` | 500 |")
+    # `bytes` is also a type: a number near it states no size
+    assert not states(question, "A markdown file is read as `bytes` with `seek(0)`.")
+    assert not states(question, "A markdown file of bytes.\nSee PR #63.")
+
+
 def test_a_frequency_in_words_is_a_duration():
     assert states("How often is the validator set rotated?",
                   "The validator set is rotated quarterly.")
@@ -223,6 +233,8 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("duration", "At most 1000 sessions fit in memory.", False),
     ("size", "Each replica needs about 400 MB.", True),
     ("size", "Each replica answers 85 questions a second.", False),
+    ("size", "`MAX_BODY_BYTES` | 1048576", True),  # a setting's bare value in a unit of size
+    ("size", "Read the `bytes` with `seek(0)`.", False),
     ("count", "50% of all fees go to validators.", False),
     ("money", "Registering a name costs 3.5 SOMI a year.", True),
     # Digits inside a hex address are no amount ("07BEC") and no size ("67b").

@@ -9,8 +9,10 @@ sentence or line, or the two before it (a crawled table puts a label and its val
 neighbouring lines), or six before it when it sums up what precedes it ("All records are
 retained for five years" after the list of records). A bare number is a duration when that
 neighbourhood names a unit of time ("a maximum time in seconds... Defaults to 600",
-`TIMEOUT_SECONDS | 30`). A value of no particular kind ("what chain ID", "what is its
-address") is not checked: any digit states one, and identifiers are everywhere in docs.
+`TIMEOUT_SECONDS | 30`), and a size when it is a setting's value measured in a unit of
+size ("the minimum size in bytes. Defaults to `500`"). A value of no particular kind
+("what chain ID", "what is its address") is not checked: any digit states one, and
+identifiers are everywhere in docs.
 
 "Next to what it asks about" means, in that neighbourhood or the passage's heading: every
 word naming the measured thing, when the question names one ("disk space", "sessions");
@@ -111,6 +113,16 @@ _TIME_UNIT_WORD = re.compile(
     r"(?:\b|_)(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|ttl)\b",
     re.I,
 )
+# ... and a size when it is a setting's value and its neighbourhood says the setting is
+# measured in a unit of size ("the minimum size in bytes. Defaults to `500`",
+# `MAX_BODY_BYTES | 1048576`); not any number near the word: `bytes` is also a type.
+_SIZE_UNIT_WORD = re.compile(
+    r"\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|characters|kb|mb|gb|kib|mib|gib)\b"
+    r"|_(?:bytes|kb|mb|gb|chars)\b|\((?:bytes|kb|mb|gb|characters)\)",
+    re.I,
+)
+_SETTING_VALUE = re.compile(r"(?:\bdefaults?\s+(?:to|is)|\bdefault:|[=|])\s*`?\d", re.I)
+_UNIT_WORD: dict[str, re.Pattern[str]] = {"duration": _TIME_UNIT_WORD, "size": _SIZE_UNIT_WORD}
 # Markup whose digits are no values: images, link targets, HTML tags.
 _MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|<[^>]+>|https?://\S+")
 
@@ -187,18 +199,23 @@ def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
 
 def states_kind(kind: MeasureKind, text: str) -> bool:
     """Whether `text` states a value of `kind` at all, next to anything (a bare number is a
-    duration when the text names a unit of time)."""
+    duration or a size when the text names a unit of time or of size)."""
     if _STATED[kind].search(text):
         return True
-    return (kind == "duration" and bool(_BARE_NUMBER.search(text))
-            and bool(_TIME_UNIT_WORD.search(text)))
+    return _bare(kind, text, text)
 
 
 def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     """Whether the segment states a value of the measure's kind (for a count: a number in
-    the same sentence as what is counted; for a duration, a bare number counts when its
-    neighbourhood `near` names a unit of time)."""
+    the same sentence as what is counted; for a duration or a size, a bare number counts
+    when its neighbourhood `near` names a unit of time or of size)."""
     if not _STATED[measure.kind].search(segment):
-        return (measure.kind == "duration" and bool(_BARE_NUMBER.search(segment))
-                and bool(_TIME_UNIT_WORD.search(near)))
+        return _bare(measure.kind, segment, near)
     return measure.kind != "count" or not named or bool(named & set(tokenize(segment)))
+
+
+def _bare(kind: str, segment: str, near: str) -> bool:
+    """A bare number in `segment` that `near` makes a duration or a size."""
+    unit = _UNIT_WORD.get(kind)
+    number = _SETTING_VALUE if kind == "size" else _BARE_NUMBER
+    return unit is not None and bool(number.search(segment)) and bool(unit.search(near))
