@@ -234,6 +234,10 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("size", "Each replica needs about 400 MB.", True),
     ("size", "Each replica answers 85 questions a second.", False),
     ("size", "`MAX_BODY_BYTES` | 1048576", True),  # a setting's bare value in a unit of size
+    ("version", "Added in FastAPI 0.134.0.", True),
+    ("version", "EVM Version: select the EVM version (default: Prague)", True),  # a named one
+    ("version", "Select the appropriate EVM version", False),
+    ("version", "Pick a version: See below.", False),
     ("size", "Read the `bytes` with `seek(0)`.", False),
     ("count", "50% of all fees go to validators.", False),
     ("money", "Registering a name costs 3.5 SOMI a year.", True),

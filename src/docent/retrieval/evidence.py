@@ -46,7 +46,13 @@ _TIME_UNITS = (
 )
 _STATED: dict[MeasureKind, re.Pattern[str]] = {
     "percent": re.compile(r"\d\s*%|\bpercent(?:age)?\b|\bper\s+cent\b", re.I),
-    "version": re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\s+\d+\b", re.I),
+    # A number, or a named version the text gives as one ("EVM version (default: Prague)",
+    # "the version is Cancun"; not "Pick a version: See below").
+    "version": re.compile(
+        r"(?i:\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\s+\d+\b)"
+        r"|(?i:\bversions?\b)[^.\n]{0,40}?(?:(?i:\bdefault)\s*:?|(?i:\bis)|:)\s*\(?"
+        r"(?!(?:See|Select|Choose|Check|Click|Use|The|This|That|It|Please|Note)\b)[A-Z][a-z]{2,}\b"
+    ),
     "duration": re.compile(
         rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
         rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
