@@ -32,6 +32,7 @@ _VALUE = re.compile(
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:largest|biggest|smallest)\b"
     rf"|\b(?:{_COST_WORDS})\b",
     re.I,
 )
@@ -146,7 +147,11 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"fee|charge|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
-        r"|\b(?:size|memory|disk\s+space|storage|ram)\b")),
+        r"|\b(?:size|memory|disk\s+space|storage|ram)\b"
+        # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
+        r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?(?:message|payload|body|file"
+        r"|upload|request|response|record|chunk|document|page|image|blob|object|string|value"
+        r"|packet|batch|entry)s?\b")),
     ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b")),
     ("number", re.compile(
         r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"

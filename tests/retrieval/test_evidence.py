@@ -195,6 +195,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What is the default chunk size?", Measure("size", ("chunk",))),
     ("What is the maximum size of an uploaded file?", Measure("size", ("uploaded", "file"))),
     ("What size limit applies to a request body?", Measure("size")),
+    # the largest piece of data is a size; the largest set of something is no particular kind
+    ("What's the largest single message a WebSocket endpoint accepts?", Measure("size")),
+    ("What's the biggest payload I can put in one record?", Measure("size")),
+    ("What is the largest validator set?", Measure("number")),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
