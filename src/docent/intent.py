@@ -33,6 +33,9 @@ _VALUE = re.compile(
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:largest|biggest|smallest)\b"
+    # "What trade window, IN MINUTES, does...": the unit of the answer
+    r"|^\s*(?:what|which)\b.*\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months"
+    r"|years|bytes|kilobytes|megabytes|gigabytes|kb|mb|gb|percent)\b"
     rf"|\b(?:{_COST_WORDS})\b",
     re.I,
 )
@@ -133,10 +136,12 @@ _PHRASE_END = frozenset(
 )
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
-                           r"|\bhow\s+much\s+of\b.*\bpercent")),
+                           r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
+                           r"|\b(?:in|as\s+a)\s+(?:percent|percentage)\b")),
     ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?versions?\b|\bsince\s+which\b")),
     ("duration", re.compile(
         r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
+        r"|\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:duration|"
         r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
         r"lock(?:-?up)?\s+period|cool-?down|vesting)s?\b")),
@@ -147,6 +152,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"fee|charge|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
+        r"|\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
         r"|\b(?:size|memory|disk\s+space|storage|ram)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
         r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?(?:message|payload|body|file"

@@ -199,6 +199,11 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What's the largest single message a WebSocket endpoint accepts?", Measure("size")),
     ("What's the biggest payload I can put in one record?", Measure("size")),
     ("What is the largest validator set?", Measure("number")),
+    # the unit the answer is asked in says its kind; "how much of" asks for a share
+    ("What trade window, in minutes, does the oracle use?", Measure("duration")),
+    ("Which body limit, in bytes, does the server apply?", Measure("size")),
+    ("How much of a validator's stake gets slashed?", Measure("percent")),
+    ("How do I set the timeout in seconds?", None),  # an instruction, not a value
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
@@ -238,6 +243,10 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("size", "Each replica needs about 400 MB.", True),
     ("size", "Each replica answers 85 questions a second.", False),
     ("size", "`MAX_BODY_BYTES` | 1048576", True),  # a setting's bare value in a unit of size
+    ("percent", "50% of all fees are burnt.", True),
+    ("percent", "Ten percent of the supply is unlocked.", True),
+    ("percent", "Half of the fees go to validators.", True),
+    ("percent", "The validator sets this percentage, the delegation rate.", False),
     ("version", "Added in FastAPI 0.134.0.", True),
     ("version", "EVM Version: select the EVM version (default: Prague)", True),  # a named one
     ("version", "Select the appropriate EVM version", False),

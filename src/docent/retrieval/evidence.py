@@ -45,7 +45,9 @@ _TIME_UNITS = (
     r"(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|blocks?|epochs?)"
 )
 _STATED: dict[MeasureKind, re.Pattern[str]] = {
-    "percent": re.compile(r"\d\s*%|\bpercent(?:age)?\b|\bper\s+cent\b", re.I),
+    # A share stated as one: "50%", "ten percent", "half of"; not the word "percentage".
+    "percent": re.compile(rf"\d\s*%|(?:\d|\b{_SPELLED})\s*(?:percent|per\s+cent)\b"
+                          r"|\b(?:half|a\s+third|a\s+quarter)\s+of\b", re.I),
     # A number, or a named version the text gives as one ("EVM version (default: Prague)",
     # "the version is Cancun"; not "Pick a version: See below").
     "version": re.compile(
