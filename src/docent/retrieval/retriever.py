@@ -215,9 +215,10 @@ class HybridRetriever:
     ) -> bool:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`);
         `vector`, the query's embedding when the caller has it, saves embedding it again."""
+        asked = asked_part(query)
         if self.check_names and (
-            self.unknown_names(asked_part(query), fingerprint)
-            or unnamed_features(asked_part(query), [h.chunk.text for h in hits])
+            self.unknown_names(asked, fingerprint)
+            or unnamed_features(asked, [h.chunk.text for h in hits])
         ):
             return False
         if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it

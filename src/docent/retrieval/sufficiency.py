@@ -124,15 +124,16 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
     texts: list[str] | None = None
     unnamed = []
     for m in _PRESUMED.finditer(question):
-        phrase = " ".join(re.split(r"\s+", m.group(1)))
+        phrase = " ".join(m.group(1).split())
         cut = _NOT_A_NAME.search(phrase)
-        name = tokenize(phrase[: cut.start()] if cut else phrase)[-2:]
+        feature = phrase[: cut.start()].strip() if cut else phrase
+        name = tokenize(feature)[-2:]
         if not name:
             continue
         if texts is None:
             texts = [f" {' '.join(tokenize(p))} " for p in passages]
         if not any(f" {' '.join(name)} " in t for t in texts):
-            unnamed.append(phrase[: cut.start()].strip() if cut else phrase)
+            unnamed.append(feature)
     return unnamed
 
 
