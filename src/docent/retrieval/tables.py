@@ -156,6 +156,7 @@ def _is_value(cell: str) -> bool:
 
 def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
     """Pipe-table lines for the leading cells that form a table, and how many it used."""
+    values = [_is_value(c) for c in cells]  # read once for every reading below
     for p in range(2, _MAX_COLUMNS + 1):
         # Rows are named by their first cell: a label ("ETH") or, when the whole first
         # column holds values, a key ("0x11", a TPS level "0.1"). The crawl may have
@@ -164,7 +165,7 @@ def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
         found = [
             table for header, keyed in ((cells[:p], False), (["", *cells[: p - 1]], False),
                                         (cells[:p], True))
-            if (table := _rows(cells, header, keyed)) is not None
+            if (table := _rows(cells, values, header, keyed)) is not None
         ]
         if found:
             return max(found, key=lambda table: table[1])
@@ -172,32 +173,32 @@ def _as_table(cells: list[str]) -> tuple[list[str], int] | None:
 
 
 def _rows(
-    cells: list[str], header: list[str], keyed: bool
+    cells: list[str], values: list[bool], header: list[str], keyed: bool
 ) -> tuple[list[str], int] | None:
     """The table whose header is `header` (its corner "" when the crawl dropped it), when
     the cells after it fall into two or more rows with the same value columns, the first
-    of them a value exactly when `keyed`."""
+    of them a value exactly when `keyed`; `values` says which cells are values."""
     p = len(header)
-    start = p - 1 if header[0] == "" else p
-    body = cells[start:]
-    if any(_is_value(h) for h in header if h) or len(body) < 2 * p:
+    start = p - 1 if header[0] == "" else p  # the header's cells are cells[:start]
+    n = len(cells) - start
+    if any(values[:start]) or n < 2 * p:
         return None
-    rows = [body[k : k + p] for k in range(0, len(body) - p + 1, p)]
-    pattern = [_is_value(c) for c in rows[0]]
+    offsets = range(start, start + n - p + 1, p)  # where each full row starts
+    pattern = values[start : start + p]
     if pattern[0] != keyed or not any(pattern):
         return None
     good = 0
-    while good < len(rows) and [_is_value(c) for c in rows[good]] == pattern:
+    while good < len(offsets) and values[offsets[good] : offsets[good] + p] == pattern:
         good += 1
     if good < 2:
         return None
     used = start + good * p
-    rows = rows[:good]
+    rows = [cells[k : k + p] for k in offsets[:good]]
     # The run ends inside one more row whose cells start like the others ("TOTAL",
     # "100%", "16.02%"): a totals row that leaves its last columns empty. (With a
     # full row left over, the table ended at a row that broke the pattern.)
     last = cells[used:]
-    if 2 <= len(last) < p and [_is_value(c) for c in last] == pattern[: len(last)]:
+    if 2 <= len(last) < p and values[used:] == pattern[: len(last)]:
         rows.append(last + [""] * (p - len(last)))
         used += len(last)
     return _pipe_table([_shown(h) for h in header], rows), used
