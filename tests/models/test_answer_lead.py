@@ -99,7 +99,8 @@ The token is signed, so you can verify that you issued it."""
 
 
 def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():
-    # The lead's code is the example; the key point's code is not shown.
+    # The lead's code is the example; the key point's code, longer than a command or two,
+    # is not shown.
     text = """[1] Models (models.md)
 Declare query parameter models with a Pydantic class:
 
@@ -111,7 +112,10 @@ class FilterParams(BaseModel):
 You can forbid extra query parameters in query parameter models with the configuration:
 
 ```python
-model_config = {"extra": "forbid"}
+class StrictParams(BaseModel):
+    model_config = {"extra": "forbid"}
+
+    limit: int = 100
 ```"""
     answer = compose_answer("How do I declare query parameter models?",
                             parse_references(text), fake_vectors(["model"]))
@@ -229,3 +233,26 @@ def test_statements_about_the_product_are_not_filler(text):
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
+
+
+def test_every_key_point_announcing_a_command_shows_it():
+    # A crawled tutorial: each step announces its command, which the crawl indented.
+    text = """[1] Deploy with Forge > Set up (forge.md)
+Forge deploys contracts from the command line. To start a new project with Forge, run the command:
+
+    forge init Ballot
+
+[2] Deploy with Forge > Compile (forge.md)
+To compile the contract with Forge, run the command:
+
+    forge build
+
+[3] Deploy with Forge > Deploy (forge.md)
+To deploy the contract with Forge, run this command in the terminal:
+
+    forge create --rpc-url https://rpc.example.org src/Ballot.sol:Ballot"""
+    answer = compose_answer("How do I deploy a contract from the command line with Forge?",
+                            parse_references(text), fake_vectors(["forge", "contract"]))
+    for command in ("forge init Ballot", "forge build", "forge create --rpc-url"):
+        assert command in answer
+    assert "run the command." not in answer and "in the terminal." not in answer

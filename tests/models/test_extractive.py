@@ -625,3 +625,16 @@ def test_a_short_code_block_is_shown_whole():
 
     code = "```python\nx = 1\ny = 2\n```"
     assert excerpt(code, {"x"}) == code
+
+
+def test_an_indented_line_a_sentence_announces_is_code():
+    # A crawl turns a fenced command into an indented line under the sentence announcing it.
+    body = "To compile the contract, run the command:\n\n    forge build\n\nIt prints the result."
+    units = split_units(body)
+    assert [u.kind for u in units] == ["prose", "code", "prose"]
+    assert units[1].text == "```\nforge build\n```"
+    # A list item's indented continuation is no code, nor is an indented line nobody announces.
+    item = "- Install the tools:\n\n    the compiler and the node.\n\nDone."
+    assert "code" not in [u.kind for u in split_units(item)]
+    plain = "The tools are ready.\n\n    forge build\n\nDone."
+    assert "code" not in [u.kind for u in split_units(plain)]

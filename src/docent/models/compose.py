@@ -9,7 +9,8 @@ lead introduces, or the best on-topic code block when no chosen statement introd
 and as key points the statements of the relevant passages that belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
 is the rest of a short list two of whose items are key points; the best key point that
-introduces code with that code under it). A statement introduces the code block it
+introduces code with that code under it, as does every key point announcing a command or
+two). A statement introduces the code block it
 announces, else the unannounced block its paragraph describes from below (crawled pages
 show an endpoint first and explain it under it), else the block right after it. Every
 statement keeps its `[n]`.
@@ -34,6 +35,9 @@ from docent.retrieval.bm25 import is_changelog
 _MAX_CODE_LINES = 30
 # ... and the code a key point introduces, shown under it, as this many.
 _MAX_NESTED_LINES = 15
+# Every key point announcing a block this short (a command or two) shows it under it.
+_SHORT_CODE_LINES = 3
+_SHORT_CODE_CHARS = 400
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
 _MAX_POINTS = 10
@@ -125,16 +129,33 @@ def compose_parts(
             nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
+            under = nested if c is owner else None
+            if under is None and not _complete(c, cands, shown):
+                under = _short_command(c, cands)  # "...run the command:" shows the command
+            if under is not None:
+                shown.add(id(under))
             if _complete(c, cands, shown):
-                text = _joined(c, more, c is owner and nested is not None)
+                text = _joined(c, more, under is not None)
             else:
                 text = _closed(c.unit.text)
             parts.append(f"{nest}- {text} [{c.ref.n}]")
-            if c is owner and nested is not None:
-                block = excerpt(nested.unit.text, wanted, _MAX_NESTED_LINES)
+            if under is not None:
+                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _short_command(c: Candidate, cands: list[Candidate]) -> Candidate | None:
+    """The code block a key point announces when it is short (a command or two): shown
+    under every key point announcing one, not only the best."""
+    announced = _announced(c, cands)
+    if not announced or not announced[0].unit.is_code:
+        return None
+    code = announced[0].unit.text.strip()
+    body = [line for line in code.split("\n") if not FENCE.match(line.strip())]
+    short = len(body) <= _SHORT_CODE_LINES and len(code) <= _SHORT_CODE_CHARS
+    return announced[0] if short else None
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:

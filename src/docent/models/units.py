@@ -289,10 +289,19 @@ def _row_text(cells: list[str], header: list[str]) -> str:
 
 def _indented_code(lines: list[str], i: int) -> bool:
     """Whether an indented code block starts at line `i`: after a blank line, indented by
-    four or more, not a list item, and code-like (braces, `=`, `;`, comments, a prompt)."""
+    four or more, not a list item, and code-like (braces, `=`, `;`, comments, a prompt) or
+    announced by the paragraph before it ("To compile the contract, run the command:" over
+    `forge build`: a crawl turns a fenced command into an indented line)."""
     line = lines[i]
     if not line.startswith(("    ", "\t")) or _LIST_ITEM.match(line.strip()):
         return False
     if i and lines[i - 1].strip():
         return False
-    return bool(_CODE_HINT.search(line))
+    if _CODE_HINT.search(line):
+        return True
+    before = next((b for b in reversed(lines[:i]) if b.strip()), "")
+    # Not the continuation of a list item, which is indented the same way.
+    return (
+        before.rstrip().endswith(":") and not before.startswith((" ", "\t"))
+        and not _LIST_ITEM.match(before.strip())
+    )
