@@ -69,6 +69,10 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert names("Streaming works how? Dependencies too.") == []  # capitals after . or ?
     assert names("what about http/1.1 streaming") == []
     assert names("how do i validate jwts?") == []  # known, lower case and plural
+    # a two-letter name's plural: "ID" is too short a keyword term to stem to
+    index = KeywordIndex([chunk(1, "Each LP earns a share of the ID fees.")])
+    assert unknown_names("What do LPs earn on IDs?", index.doc_freq, index.raw_words) == []
+    assert unknown_names("What do LPTs earn?", index.doc_freq, index.raw_words) == ["LPTs"]
 
 
 def test_a_name_given_as_an_example_is_the_users_own():
@@ -142,6 +146,8 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("What officially happens to cleanup code?")
     # after a comma, "which" starts a clause about something else, not a question
     assert not asks("Cleanup code changed, which broke our ambassador tests. What now?")
+    # which firm / company asks who: docs name the auditor without saying "firm"
+    assert not asks("Which firm did the cleanup code audits?")
 
 
 def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():

@@ -105,6 +105,10 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
     """Whether the corpus uses a (lower-cased) name outside its changelogs."""
     if low in raw_words and low not in changelog_only.words:
         return True
+    # "LPs" when the docs say "LP": a two-letter stem is no keyword term, so look it up whole.
+    single = low[:-1] if low.endswith("s") else ""
+    if len(single) >= 2 and single in raw_words and single not in changelog_only.words:
+        return True
     term = stem(low)
     # "JWTs" when the docs say "JWT"
     return low.isalpha() and doc_freq.get(term, 0) > 0 and term not in changelog_only.terms
@@ -165,11 +169,21 @@ _ASKED = re.compile(
 )
 
 
+# Which firm / company / team...: asks who, and docs name the auditor or the maintainer
+# without the word for what kind of body it is.
+_WHO = frozenset({
+    "firm", "firms", "company", "companies", "vendor", "vendors", "organization",
+    "organizations", "organisation", "organisations", "agency", "agencies", "person",
+    "people", "team", "teams",
+})
+
+
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for is one of its `unknown` words:
-    docs that never say "regions" cannot tell which regions."""
+    docs that never say "regions" cannot tell which regions. A question asking which firm,
+    company or team does something asks who, which docs answer with a name."""
     asked = {m.start(1) for m in _ASKED.finditer(question)}
-    return any(m.start() in asked for m in unknown)
+    return any(m.start() in asked and m.group().lower() not in _WHO for m in unknown)
 
 
 def without(question: str, words: Sequence[re.Match[str]]) -> str:
