@@ -16,6 +16,7 @@ from docent.retrieval.types import Chunk
 RAW_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9/_.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]*[A-Z]s")  # APIs, JWTs, LPs, NFTs
 # bm25s's English list plus question words, which say nothing about a passage.
 _STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their "
@@ -67,7 +68,8 @@ def root(term: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased, stemmed terms; identifiers also yield their parts: max_length -> max."""
+    """Lower-cased, stemmed terms; identifiers also yield their parts: max_length -> max.
+    An acronym's plural is its singular (APIs -> api), not two parts ("ap", "is")."""
     terms: list[str] = []
     for match in _WORD.finditer(text):
         word = match.group(0)
@@ -75,6 +77,9 @@ def tokenize(text: str) -> list[str]:
         if word == lowered and word.isalpha():  # most words: nothing to split
             if word not in _STOPWORDS:
                 terms.append(stem(word))
+            continue
+        if _ACRONYM_PLURAL.fullmatch(word):
+            terms.append(stem(lowered[:-1]))
             continue
         parts = [p for piece in re.split(r"[_.]", word) for p in _CAMEL.findall(piece)]
         if lowered not in _STOPWORDS:

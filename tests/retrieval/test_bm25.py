@@ -1,0 +1,16 @@
+"""How text becomes keyword terms (`docent.retrieval.bm25.tokenize`)."""
+
+from __future__ import annotations
+
+from docent.retrieval.bm25 import tokenize
+
+
+def test_identifiers_yield_their_parts():
+    assert tokenize("max_length") == ["max_length", "max", "length"]
+    assert tokenize("OAuth2PasswordBearer")[-2:] == ["password", "bearer"]
+
+
+def test_an_acronyms_plural_is_its_singular_not_two_parts():
+    # "LPs" split as camel case gave "l" and "ps", which no passage saying "LP" holds.
+    assert tokenize("LPs earn fees") == tokenize("LP earn fees") == ["lp", "earn", "fee"]
+    assert tokenize("JWTs APIs NFTs") == ["jwt", "api", "nft"]
