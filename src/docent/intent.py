@@ -32,6 +32,9 @@ _VALUE = re.compile(
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
+    # "Is there a maximum file size...?": yes or no, and the limit is the answer
+    r"|\b(?:is|are)\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?(?:maximum|minimum|max|min|limit"
+    r"|cap|quota|upper\s+bound|lower\s+bound)s?\b"
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:largest|biggest|smallest)\b"
     # "What trade window, IN MINUTES, does...": the unit of the answer
     r"|^\s*(?:what|which)\b.*\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months"
@@ -178,7 +181,7 @@ _SIZE_OF = re.compile(r"\b(?:size|length)s?\s+of\s+(?:an?\s+|the\s+)?" + _WORDS)
 # Words before "size" that say which size, not of what ("the DEFAULT chunk size").
 _SIZE_MODIFIERS = frozenset(
     """default maximum minimum max min largest biggest smallest total average typical
-    recommended allowed current overall exact what which how""".split()
+    recommended allowed current overall exact what which how any""".split()
 )
 
 

@@ -142,6 +142,15 @@ def test_a_frequency_in_words_is_a_duration():
                       "The validator set is rotated by a vote.")
 
 
+def test_saying_there_is_no_limit_answers_a_question_about_the_limit():
+    question = "Is there a maximum session size?"
+    assert not states(question, "A session keeps its conversation in memory.")
+    assert states(question, "There is no limit on the size of a session.")
+    assert states(question, "A session can hold a conversation of any size.")
+    assert states("How many sessions can one process hold?", "The number of sessions is "
+                  "unlimited.")
+
+
 def test_a_value_of_no_particular_kind_is_not_checked():
     # "What chain ID", "what is its address": any digit would state one, so nothing to check.
     assert measure_of("What chain ID do I enter?") == Measure("number")
@@ -204,6 +213,11 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Which body limit, in bytes, does the server apply?", Measure("size")),
     ("How much of a validator's stake gets slashed?", Measure("percent")),
     ("How do I set the timeout in seconds?", None),  # an instruction, not a value
+    # "is there a maximum...?" is answered by the limit, or by there being none
+    ("Is there a maximum file size for uploads?", Measure("size", ("file",))),
+    ("Is there any size limit on request bodies?", Measure("size")),
+    ("Is there a limit on how many sessions I can open?", Measure("count", ("sessions",))),
+    ("Is there a way to limit uploads?", None),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure

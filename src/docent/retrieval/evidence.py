@@ -213,10 +213,22 @@ def states_kind(kind: MeasureKind, text: str) -> bool:
     return _bare(kind, text, text)
 
 
+# "There is no size limit", "unlimited": the docs answer "is there a maximum?" with none.
+_NO_LIMIT = re.compile(
+    r"\b(?:no|without\s+(?:a|any))\s+(?:\w+\s+)?(?:limit|maximum|cap|upper\s+bound)s?\b"
+    r"|\bunlimited\b|\b(?:of\s+)?any\s+(?:size|length)\b",
+    re.I,
+)
+_LIMITED = frozenset({"size", "count", "duration"})
+
+
 def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     """Whether the segment states a value of the measure's kind (for a count: a number in
     the same sentence as what is counted; for a duration or a size, a bare number counts
-    when its neighbourhood `near` names a unit of time or of size)."""
+    when its neighbourhood `near` names a unit of time or of size), or that there is no
+    limit to it ("no size limit", "unlimited")."""
+    if measure.kind in _LIMITED and _NO_LIMIT.search(segment):
+        return True
     if not _STATED[measure.kind].search(segment):
         return _bare(measure.kind, segment, near)
     return measure.kind != "count" or not named or bool(named & set(tokenize(segment)))
