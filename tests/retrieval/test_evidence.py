@@ -41,6 +41,11 @@ def test_a_count_needs_a_number_next_to_what_is_counted():
     question = "How many characters of the passage text does content_preview contain?"
     assert not states(question, other)
     assert states(question, "`content_preview` holds the first 300 characters of the passage.")
+    # "more than one", "at least one", "one or more" give no number of sessions
+    question = "How many sessions does one docent process hold by default?"
+    assert not states(question, "A request can touch more than one session.",
+                      "A process holds at least one session; one or more sessions expire.")
+    assert states(question, "By default one process holds 1000 sessions.")
 
 
 def test_a_share_is_no_count():

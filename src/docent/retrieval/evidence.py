@@ -73,9 +73,11 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         re.I,
     ),
     # A share ("50% of fees go to validators") is no count of what it is a share of.
+    # "More than one thread", "one or more workers" give no number of them.
     "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?![\w/.%-])(?!\s*(?:%|per\s*cent\b))"
-                        r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|hundred"
-                        r"|thousand|million|billion)\b", re.I),
+                        r"|(?<!\bthan\s)(?<!\bleast\s)\b(?:one(?!\s+or\s+more\b)|two|three|four"
+                        r"|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b",
+                        re.I),
     "number": re.compile(r"(?<![\w/.-])\d|\b0x[0-9a-f]+", re.I),
 }
 # Words of the question that say what kind of value it wants, not what it is about.
