@@ -306,3 +306,21 @@ def test_a_question_with_an_unknown_word_asked_again_embeds_nothing(
     monkeypatch.setattr(fake_embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
     assert retriever.unknown_shift(question) == first and 0.0 < first < 1.0
     assert embedded == []
+
+
+def test_an_incidental_unknown_word_does_not_count_against_coverage(
+    tmp_path, data_settings, fake_embedder
+):
+    # "chokes" is a word the docs never use that barely moves the question's vector: it
+    # is paraphrase, so coverage is read without it. A word that moves the question more
+    # (though not enough to refuse on its own) still counts against coverage.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, max_unknown_shift=0.24,
+                           check_names=False, min_coverage=0.9)
+    paraphrase = ("The fast path chokes: how do I set ZQX_TURBO_MODE to enable the fast path "
+                  "with the flags?")
+    assert retriever.unknown_shift(paraphrase) < 0.1
+    assert retriever.search(paraphrase, 3)[0].chunk.source_file == "flags.md"
+    moved = "Quuxification of ZQX_TURBO_MODE?"
+    assert 0.1 < retriever.unknown_shift(moved) < 0.24
+    assert retriever.search(moved, 3) == []  # refused: coverage 0.75 with the word

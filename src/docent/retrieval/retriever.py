@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -35,6 +36,8 @@ from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
+# Unknown words that move the question's vector less than this are incidental paraphrase.
+_INCIDENTAL_SHIFT = 0.1
 # Stored vectors read back per chunk, kept for the chunks asked for most recently: reading
 # a passage's unit vectors from Chroma was a third of composing an answer. A chunk's unit
 # vectors are ~12 KB, its own 1.5 KB. `warm_up` reads those of up to WARM_CHUNKS chunks.
@@ -221,10 +224,15 @@ class HybridRetriever:
             or unnamed_features(asked, [h.chunk.text for h in hits])
         ):
             return False
-        if self.max_unknown_shift < 2 and (  # 2: off; a shift never exceeds it
-            self.unknown_shift(query, fingerprint, vector) > self.max_unknown_shift
-        ):
-            return False
+        if self.max_unknown_shift < 2:  # 2: off; a shift never exceeds it
+            unknown = self._unknown_words(query, fingerprint)
+            shift = self._shift(query, unknown, vector)
+            if shift > self.max_unknown_shift:
+                return False
+            if unknown and shift < _INCIDENTAL_SHIFT:
+                # Words that barely move the question ("Swagger UI CHOKES when...") are
+                # paraphrase: they count against coverage no more than against the shift.
+                query = without(query, unknown)
         return self.coverage(query, hits, fingerprint) >= self.min_coverage
 
     def states_value(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
@@ -244,8 +252,15 @@ class HybridRetriever:
         """How far (1 - cosine) the question's vector moves when the words the corpus never
         uses are removed from it: 0 when there are none, 1 when nothing else is left or one
         of them is what a which/what question asks for ("In which regions...")."""
+        return self._shift(query, self._unknown_words(query, fingerprint), vector)
+
+    def _unknown_words(self, query: str, fingerprint: str | None) -> list[re.Match[str]]:
         index = self.keyword_index(fingerprint)
-        unknown = unknown_words(query, index.doc_freq, index.raw_words, index.root_freq)
+        return unknown_words(query, index.doc_freq, index.raw_words, index.root_freq)
+
+    def _shift(
+        self, query: str, unknown: list[re.Match[str]], vector: np.ndarray | None
+    ) -> float:
         if not unknown:
             return 0.0
         rest = without(query, unknown)
