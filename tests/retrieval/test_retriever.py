@@ -324,3 +324,16 @@ def test_an_incidental_unknown_word_does_not_count_against_coverage(
     moved = "Quuxification of ZQX_TURBO_MODE?"
     assert 0.1 < retriever.unknown_shift(moved) < 0.24
     assert retriever.search(moved, 3) == []  # refused: coverage 0.75 with the word
+
+
+def test_an_unknown_name_in_passing_does_not_refuse_one_the_question_is_about_does(
+    tmp_path, data_settings, fake_embedder
+):
+    # The user's own device named in passing hardly moves the question's vector; a name
+    # that is what the question is about moves it, and the docs never naming it refuses.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, check_names=True, min_coverage=0.0)
+    in_passing = ("Our old Arduino board reads the flags notes: how do I set ZQX_TURBO_MODE to "
+                  "enable the fast path with the flags and the notes on flags?")
+    assert retriever.search(in_passing, 3)[0].chunk.source_file == "flags.md"
+    assert retriever.search("How do I set ZQX_TURBO_MODE on Arduino?", 3) == []
