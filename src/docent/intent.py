@@ -23,7 +23,8 @@ _HOWTO = re.compile(
     r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b",
     re.I,
 )
-_COST_WORDS = r"cheapest|most\s+expensive|charges?|costs?"
+# "In charge of" is who is responsible, not a price.
+_COST_WORDS = r"cheapest|most\s+expensive|(?<!\bin\s)charges?(?!\s+of\b)|costs?"
 _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
@@ -152,7 +153,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"\bhow\s+much\s+(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
         r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|cost|"
-        r"fee|charge|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
+        r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
         r"|\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"

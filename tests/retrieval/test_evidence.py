@@ -223,6 +223,9 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Is there any size limit on request bodies?", Measure("size")),
     ("Is there a limit on how many sessions I can open?", Measure("count", ("sessions",))),
     ("Is there a way to limit uploads?", None),
+    # "in charge of" says who is responsible, not what it costs
+    ("Which group is in charge of hard forks and gas economics?", None),
+    ("What does the relayer charge for a transfer?", Measure("money")),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure

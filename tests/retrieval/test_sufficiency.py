@@ -150,6 +150,17 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("Which firm did the cleanup code audits?")
 
 
+def test_developer_shorthand_is_read_as_the_word_docs_spell_out():
+    index = KeywordIndex([chunk(1, "Use the streaming library in your application code.")])
+
+    def unknown(question: str) -> list[str]:
+        found = unknown_words(question, index.doc_freq, index.raw_words, index.root_freq)
+        return [m.group() for m in found]
+
+    assert unknown("Which streaming lib does my app use?") == []
+    assert unknown("Which streaming gizmo does my app use?") == ["gizmo"]
+
+
 def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
     passages = ["Responses are cached in the response cache for 60 seconds.",
                 "Rate limits apply to every request; set the request rate limits here."]

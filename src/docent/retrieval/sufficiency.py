@@ -141,6 +141,21 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
     return unnamed
 
 
+# Developers' shorthand for words docs spell out.
+_SHORTHAND = {
+    "lib": "library", "libs": "libraries", "repo": "repository", "repos": "repositories",
+    "env": "environment", "envs": "environments", "config": "configuration",
+    "configs": "configurations", "auth": "authentication", "db": "database",
+    "dbs": "databases", "param": "parameter", "params": "parameters", "arg": "argument",
+    "args": "arguments", "dir": "directory", "dirs": "directories", "func": "function",
+    "funcs": "functions", "app": "application", "apps": "applications", "doc": "document",
+    "docs": "documentation", "dev": "development", "prod": "production",
+    "deps": "dependencies", "dep": "dependency", "msg": "message", "msgs": "messages",
+    "req": "request", "reqs": "requests", "res": "response", "resp": "response",
+    "perf": "performance", "info": "information", "impl": "implementation",
+}
+
+
 def unknown_words(
     question: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
     root_freq: Mapping[str, int] | None = None,
@@ -153,6 +168,7 @@ def unknown_words(
         low = m.group(0).lower()
         if low in raw_words:
             continue
+        low = _SHORTHAND.get(low, low)  # "which graphql lib": the docs say "library"
         terms = [t for t in tokenize(low) if t not in GENERIC and not t.isdigit()]
         if terms and all(_freq(t, doc_freq, root_freq) == 0 for t in terms):
             unknown.append(m)
