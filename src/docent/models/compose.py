@@ -130,14 +130,13 @@ def compose_parts(
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
             under = nested if c is owner else None
-            if under is None and not _complete(c, cands, shown):
+            complete = _complete(c, cands, shown)
+            if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
+                complete = under is not None
             if under is not None:
                 shown.add(id(under))
-            if _complete(c, cands, shown):
-                text = _joined(c, more, under is not None)
-            else:
-                text = _closed(c.unit.text)
+            text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
             parts.append(f"{nest}- {text} [{c.ref.n}]")
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES)

@@ -263,15 +263,11 @@ class HybridRetriever:
         """How far (1 - cosine) the question's vector moves without its unknown names: the
         user's own device or file in passing ("our old Arduino client stopped working")
         hardly moves it, a name the question is about ("Prometheus metrics") does."""
-        rest = query
-        for name in names:
-            rest = re.sub(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", " ", rest)
-        rest = " ".join(rest.split())
-        if not rest:
-            return 1.0
-        if vector is None:
-            vector = self.query_vector(query)
-        return float(1.0 - np.dot(vector, self.query_vector(rest)))
+        found = [
+            m for name in names
+            for m in re.finditer(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", query)
+        ]
+        return self._moved(query, found, vector)
 
     def _unknown_words(self, query: str, fingerprint: str | None) -> list[re.Match[str]]:
         index = self.keyword_index(fingerprint)
@@ -282,8 +278,17 @@ class HybridRetriever:
     ) -> float:
         if not unknown:
             return 0.0
-        rest = without(query, unknown)
-        if not rest or asks_for_unknown(query, unknown):
+        if asks_for_unknown(query, unknown):
+            return 1.0
+        return self._moved(query, unknown, vector)
+
+    def _moved(
+        self, query: str, words: list[re.Match[str]], vector: np.ndarray | None
+    ) -> float:
+        """1 - cosine of the question's vector and its vector without `words` (matches in
+        it); 1 when nothing is left."""
+        rest = without(query, words)
+        if not rest:
             return 1.0
         if vector is None:
             vector = self.query_vector(query)
