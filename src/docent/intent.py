@@ -145,6 +145,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?versions?\b|\bsince\s+which\b")),
     ("duration", re.compile(
         r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
+        r"|\bhow\s+many\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:duration|"
         r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
@@ -156,7 +157,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
-        r"|\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
+        r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
         r"|\b(?:size|memory|disk\s+space|storage|ram)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
         r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?(?:message|payload|body|file"

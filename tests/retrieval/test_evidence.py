@@ -14,7 +14,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "docent": 60, "conversation": 4, "character": 5, "preview": 2, "content_preview": 2,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
-        "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5}
+        "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
+        "reward": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -168,6 +169,23 @@ def test_only_the_clause_asking_for_the_value_must_be_covered():
                   "for a single request?", text)
 
 
+def test_a_clause_asking_about_that_reads_with_the_clause_before_it():
+    # "...and what percent of the stake is THAT?": the subject is in the first clause.
+    table = "Validator rewards\n\n12%\n\nEpoch\n\n4%"
+    question = "How much goes to validator rewards, and what percent of the stake is that?"
+    assert states(question, table)
+    assert not states("How much goes to epoch bootstrap, and what percent of the stake is "
+                      "that?", "Validator rewards: 12%")
+
+
+def test_people_are_counted_as_what_they_are():
+    # Docs count people by their role ("a four-member board"), never as "people".
+    text = "A four-member validator board oversees the stake."
+    assert states("How many people sit on the validator board?", text)
+    assert states("How many members does the validator board have?", text)
+    assert not states("How many people sit on the session board?", text)
+
+
 def test_a_verb_of_the_question_names_nothing_that_is_counted():
     # "How many people NEED to commit": "need" belongs to the frame, not to what is counted.
     assert states("How many people need to commit to reviewing?",
@@ -215,6 +233,8 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What is the largest validator set?", Measure("number")),
     # the unit the answer is asked in says its kind; "how much of" asks for a share
     ("What trade window, in minutes, does the oracle use?", Measure("duration")),
+    ("How many minutes until an access token expires?", Measure("duration")),
+    ("How many bytes may a header hold?", Measure("size")),
     ("Which body limit, in bytes, does the server apply?", Measure("size")),
     ("How much of a validator's stake gets slashed?", Measure("percent")),
     ("How do I set the timeout in seconds?", None),  # an instruction, not a value

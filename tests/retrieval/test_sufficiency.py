@@ -88,6 +88,22 @@ def test_names_joined_by_a_slash_are_each_looked_up():
     assert names("Does it support HTTP/3?") == ["HTTP/3"]  # a version, not two names
 
 
+def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
+    # "JSON-encoded", "OAuth2-based": a known name and a known word, no name of their own.
+    index = KeywordIndex([chunk(1, "Tokens are JWT, encoded as JSON; OAuth2 flows are based "
+                                   "on them.")])
+
+    def found(question: str) -> list[str]:
+        return unknown_names(question, index.doc_freq, index.raw_words)
+
+    assert found("Why do OAuth2-based flows send JSON-encoded tokens?") == []
+    assert found("Why do Prometheus-based flows send JSON-encoded tokens?") == [
+        "Prometheus-based"]
+    assert found("Why do OAuth2-flavoured flows send tokens?") == ["OAuth2-flavoured"]
+    # "per-IP", "gRPC-web", "X-Process-Time": names as a whole
+    assert found("Can I add per-JWT limits?") == ["per-JWT"]
+
+
 def test_a_file_the_docs_name_at_the_end_of_another_path_is_known():
     # The docs write "/files//home/johndoe/myfile.txt" (one raw word); the question's path
     # differs, its file name does not.

@@ -97,8 +97,12 @@ _FRAME = frozenset(
     accepts take takes need needs require requires support supports allow allows give gives
     particular specific certain exactly actually really currently right now early late out
     up get gets got there may might could would shall last lasts roughly approximately about
-    around typically usually normally generally stay stays remain remains become becomes""".split()
+    around typically usually normally generally stay stays remain remains become becomes
+    sit sits serve serves go goes""".split()
 )
+# Who is counted, not what: docs count people as what they are ("a four-member board",
+# "21 validators"), never as "people".
+_PEOPLE = frozenset(stem(w) for w in "people persons individuals humans folks members".split())
 # Units a count or size is expressed in: they say how, not what, is measured.
 _UNITS = frozenset(
     stem(w)
@@ -109,6 +113,7 @@ _UNITS = frozenset(
 # for a value in its second sentence only.
 _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:and|or|but|while|if|when|unless|once"
                      r"|after|before|until)\s+", re.I)
+_REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
 # A sentence opening on what came before it: "All records...", "These fees...", "They...".
@@ -149,7 +154,7 @@ def states_value(
         # any digit would state one, so the check could tell nothing but refuse wrongly.
         return True
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
-    named = {stem(w) for w in measure.words} - _CUES - _FRAME
+    named = {stem(w) for w in measure.words} - _CUES - _FRAME - _PEOPLE
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
     for hit in hits:
@@ -182,10 +187,12 @@ def _clause(question: str, measure: Measure) -> str:
     """The part of a question that asks for the value ("how many passages..., and can a
     client change that?": the first part)."""
     parts = _CLAUSE.split(question)
-    for part in parts:
+    for i, part in enumerate(parts):
         found = measure_of(part)
         if found is not None and found.kind == measure.kind:
-            return part
+            # "How many tokens go to the community, and what percent of the supply is
+            # THAT?": its subject is in the clause before.
+            return " ".join(parts[i - 1 : i + 1]) if i and _REFERS_BACK.search(part) else part
     return question
 
 
@@ -196,8 +203,9 @@ def _weights(
     """The distinctive words of `text` (not the measure's, not its frame), by rarity."""
     about = [
         t for t in dict.fromkeys(tokenize(text))
-        if t not in generic and t not in _CUES and t not in _FRAME and t not in named
-        and not t.isdigit() and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
+        if t not in generic and t not in _CUES and t not in _FRAME and t not in _PEOPLE
+        and t not in named and len(t) > 1 and not t.isdigit()
+        and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
     ]
     return {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in about}
 

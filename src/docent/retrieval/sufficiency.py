@@ -95,9 +95,21 @@ def unknown_names(
         parts = low.split("/")
         if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in parts):
             parts = [low]
+        if "/" not in word:  # "JSON-encoded": a name and a plain word, each known or not
+            parts = [p.lower() for p in _compound(word)]
         if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
             unknown.append(word)
     return unknown
+
+
+def _compound(word: str) -> list[str]:
+    """A name and the plain word after it ("JSON-encoded", "Cayman-based") as two, each
+    known or not; else the word itself ("per-IP", "gRPC-web", "X-API-Key", "UTF-8")."""
+    pieces = word.split("-")
+    if (len(pieces) > 1 and all(len(p) > 1 and p.isalnum() for p in pieces)
+            and pieces[-1].isalpha() and pieces[-1].islower()):
+        return pieces
+    return [word]
 
 
 def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
