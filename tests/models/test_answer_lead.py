@@ -256,3 +256,27 @@ To deploy the contract with Forge, run this command in the terminal:
     for command in ("forge init Ballot", "forge build", "forge create --rpc-url"):
         assert command in answer
     assert "run the command." not in answer and "in the terminal." not in answer
+
+
+def test_a_command_continued_over_lines_is_one_command():
+    # `curl ... \` and its three -H lines: one command, shown under the point announcing it.
+    text = """[1] Balances API > Endpoints (api.md)
+To fetch the token balances of a wallet, call the balances endpoint of the API:
+
+```
+/v1/address/{wallet}/balances
+```
+
+[2] Balances API > Example request (api.md)
+Here is an example of how to fetch the token balances with curl:
+
+```
+curl -X GET "https://api.example.org/v1/address/0xWALLET/balances" \\
+  -H "Authorization: Bearer YOUR_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -H "Accept: application/json"
+```"""
+    answer = compose_answer("How do I fetch the token balances of a wallet from the API?",
+                            parse_references(text), fake_vectors(["balances", "wallet"]))
+    assert "Authorization: Bearer YOUR_API_KEY" in answer
+    assert "with curl." not in answer

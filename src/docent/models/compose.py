@@ -152,7 +152,9 @@ def _short_command(c: Candidate, cands: list[Candidate]) -> Candidate | None:
     if not announced or not announced[0].unit.is_code:
         return None
     code = announced[0].unit.text.strip()
-    body = [line for line in code.split("\n") if not FENCE.match(line.strip())]
+    # A command continued over lines ("curl ... \" then its -H options) is one command.
+    body = [line for line in code.split("\n")
+            if not FENCE.match(line.strip()) and not line.rstrip().endswith("\\")]
     short = len(body) <= _SHORT_CODE_LINES and len(code) <= _SHORT_CODE_CHARS
     return announced[0] if short else None
 
