@@ -280,3 +280,29 @@ curl -X GET "https://api.example.org/v1/address/0xWALLET/balances" \\
                             parse_references(text), fake_vectors(["balances", "wallet"]))
     assert "Authorization: Bearer YOUR_API_KEY" in answer
     assert "with curl." not in answer
+
+
+def test_a_nested_item_comes_under_the_item_it_is_nested_in():
+    text = """[1] Project template > Features (template.md)
+- FastAPI for the Python backend API.
+  - SQLModel for the SQL database interactions.
+  - PostgreSQL as the SQL database.
+- Docker Compose for development and production.
+- Traefik as a reverse proxy.
+- GitHub Actions for continuous integration.
+- Secure password hashing by default.
+- JWT token authentication.
+- Email based password recovery.
+- Mailcatcher for local email tests.
+- React for the frontend.
+  - Using TypeScript, hooks and Vite for the frontend stack.
+  - Tailwind CSS for the frontend components.
+- Playwright for end-to-end tests."""
+    answer = compose_answer("Which frontend stack does the template use, with which database?",
+                            parse_references(text), fake_vectors(["frontend", "database"]))
+    # nested items are shown under the item they are nested in
+    assert "- React for the frontend. [1]\n  - Tailwind CSS" in answer
+    # ... which comes along when it is not chosen itself
+    answer = compose_answer("Which database does the template use?",
+                            parse_references(text), fake_vectors(["database"]))
+    assert "- FastAPI for the Python backend API. [1]\n  - SQLModel" in answer

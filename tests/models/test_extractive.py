@@ -638,3 +638,11 @@ def test_an_indented_line_a_sentence_announces_is_code():
     assert "code" not in [u.kind for u in split_units(item)]
     plain = "The tools are ready.\n\n    forge build\n\nDone."
     assert "code" not in [u.kind for u in split_units(plain)]
+
+
+def test_a_nested_list_item_is_deeper_than_the_item_it_is_under():
+    body = "- FastAPI for the backend.\n  - SQLModel for the database.\n- React for the frontend."
+    assert [u.depth for u in split_units(body)] == [0, 2, 0]
+    # A passage is stripped: its first item lost its indent, its list is still one level.
+    crawled = "* Real-value network.\n\n  * Integrated with wallets.\n\n  * Immutable history."
+    assert [u.depth for u in split_units(crawled)] == [2, 2, 2]

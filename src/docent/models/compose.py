@@ -8,7 +8,8 @@ best statement that is not about the docs themselves and does not announce somet
 lead introduces, or the best on-topic code block when no chosen statement introduces one),
 and as key points the statements of the relevant passages that belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
-is the rest of a short list two of whose items are key points; the best key point that
+is the rest of a short list two of whose items are key points, and a nested item with the
+item it is nested in, under it; the best key point that
 introduces code with that code under it, as does every key point announcing a command or
 two). A statement introduces the code block it
 announces, else the unannounced block its paragraph describes from below (crawled pages
@@ -126,7 +127,8 @@ def compose_parts(
         taken = {id(c) for c in picked}
         shown = {id(c) for c in (code, nested) if c is not None}
         for c in points:
-            nest = "  " if listed.get(id(c)) in points else ""  # under the point announcing it
+            # under the point announcing it, and under the item it is nested in
+            nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
             under = nested if c is owner else None
@@ -191,6 +193,13 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
                     if not f.unit.is_code and f not in points and f is not lead
                 ]
     points = _whole_lists(points[:_MAX_POINTS], lead, cands)
+    # A nested item reads only under the item it is nested in ("React for the frontend."
+    # over "Using TypeScript, hooks, Vite...").
+    for c in list(points):
+        parent = _parent_of(c, cands)
+        while parent is not None and parent is not lead and parent not in points:
+            points.append(parent)
+            parent = _parent_of(parent, cands)
     # A list item means little without the sentence announcing its list ("`.add_task()`
     # receives as arguments:"): it comes along with the whole list, nested under it.
     for c in list(points):
@@ -218,6 +227,20 @@ def _whole_lists(
         if members and len(members) <= _WHOLE_LIST and not is_changelog(source_of(members[0].ref)):
             out += [c for c in members if c not in out and c is not lead]
     return out
+
+
+def _parent_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
+    """The list item a nested item is under: the nearest item before it, in its list, that
+    is indented less."""
+    if item.unit.kind != "item" or not item.unit.depth:
+        return None
+    same, at = _passage(item, cands)
+    for before in reversed(same[:at]):
+        if before.unit.block != item.unit.block or before.unit.kind != "item":
+            return None
+        if before.unit.depth < item.unit.depth:
+            return before
+    return None
 
 
 def _intro_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from docent.models.text import CODE_SPAN, sentences
@@ -47,6 +47,7 @@ class Unit:
     text: str
     kind: UnitKind
     block: int
+    depth: int = 0  # a list item's indent: a nested item is deeper than the one it is under
 
     @property
     def is_code(self) -> bool:
@@ -119,8 +120,9 @@ def split_units(body: str) -> list[Unit]:
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
+    opening = range(0)  # the units of a list item the passage opens on
 
-    def add(text: str, kind: UnitKind) -> None:
+    def add(text: str, kind: UnitKind, depth: int = 0) -> None:
         nonlocal block
         # A new paragraph or code block, or a list/table after something else, starts a block.
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
@@ -128,7 +130,7 @@ def split_units(body: str) -> list[Unit]:
         if kind != "code":
             text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
-            units.append(Unit(text, kind, block))
+            units.append(Unit(text, kind, block, depth))
 
     def flush() -> None:
         text = untag(" ".join(paragraph).strip())  # before a title's "." can end a sentence
@@ -182,6 +184,8 @@ def split_units(body: str) -> list[Unit]:
         elif _LIST_ITEM.match(stripped):
             flush()
             item = _LIST_ITEM.sub("", stripped)
+            depth = _indent(lines[i])
+            before, at_start = len(units), i == 0
             # A wrapped item continues on the following indented lines that start nothing new.
             while (
                 i + 1 < len(lines)
@@ -199,11 +203,29 @@ def split_units(body: str) -> list[Unit]:
                 if subs and len(merged) <= _MAX_ITEM_CHARS:
                     item, i = merged, last
             for piece in [item] if len(item) <= _MAX_ITEM_CHARS else sentences(item):
-                add(piece, "item")
+                add(piece, "item", depth)
+            if at_start:  # its indent went with the passage's stripped start
+                opening = range(before, len(units))
         else:
             paragraph.append(stripped)
         i += 1
     flush()
+    return _first_item_depth(units, opening)
+
+
+def _first_item_depth(units: list[Unit], opening: range) -> list[Unit]:
+    """A passage opening on a list item lost that item's indent (passages are stripped):
+    it is as deep as the shallowest other item of its list. "  * A", "  * B" are one level
+    and "- A", "  - B", "- C" two; "- A", "  - B" alone read as one level, B's nesting
+    lost."""
+    if not opening:
+        return units
+    block = units[opening[0]].block
+    rest = [u.depth for k, u in enumerate(units)
+            if k not in opening and u.block == block and u.kind == "item"]
+    depth = min(rest, default=0)
+    for k in opening:
+        units[k] = replace(units[k], depth=depth)
     return units
 
 
