@@ -33,6 +33,8 @@ _VALUE = re.compile(
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
+    # "Which FastAPI RELEASE dropped...": a version; not "what do the release notes say"
+    r"|\b(?:which|what)\s+(?:\w+\s+)?releases?\b(?!\s+notes?\b)"
     # "Is there a maximum file size...?": yes or no, and the limit is the answer
     r"|\b(?:is|are)\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?(?:maximum|minimum|max|min|limit"
     r"|cap|quota|upper\s+bound|lower\s+bound)s?\b"
@@ -142,7 +144,8 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
                            r"|\b(?:in|as\s+a)\s+(?:percent|percentage)\b")),
-    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?versions?\b|\bsince\s+which\b")),
+    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:versions?|releases?(?!\s+notes?\b))\b"
+                           r"|\bsince\s+which\b")),
     ("duration", re.compile(
         r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
         r"|\bhow\s+many\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
@@ -169,6 +172,9 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
         r"count|total|cap|capacity)s?\b")),
 ]
+_COUNT_NOT_SIZE = re.compile(
+    r"\bhow\s+many\s+(?!(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b)"
+)
 _COUNTED = re.compile(r"\bhow\s+many\s+" + _WORDS + r"|\bnumber\s+of\s+" + _WORDS)
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten hundred thousand million billion".split()
@@ -194,6 +200,8 @@ def measure_of(question: str) -> Measure | None:
         return None
     text = " ".join(question.lower().split())
     for kind, pattern in _MEASURES:
+        if kind == "size" and _COUNT_NOT_SIZE.search(text):
+            continue  # "how many storage slots": a count of things that hold data
         if pattern.search(text):
             return Measure(kind, _named(text, kind))
     return Measure("number")

@@ -15,7 +15,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
-        "reward": 3}
+        "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -178,6 +178,33 @@ def test_a_clause_asking_about_that_reads_with_the_clause_before_it():
                       "that?", "Validator rewards: 12%")
 
 
+def test_a_changelog_gives_its_version_in_the_heading():
+    entry = "Fix support for `StreamingResponse` with dependencies: close the session after it."
+    question = "In which version did the session close move back to after the response?"
+    assert states(question, entry, section="Release Notes > 0.118.0 > Fixes")
+    assert not states(question, entry, section="Release Notes > Fixes")
+
+
+def test_and_between_nouns_keeps_them_in_the_clause():
+    # "AML/KYC AND transaction records": one subject, not a second question.
+    assert states("For how many years are validator and session records kept?",
+                  "Session records are kept for 5 years.")
+    # "..., and can a client change that": a second question, left out
+    test_only_the_clause_asking_for_the_value_must_be_covered()
+
+
+def test_what_is_measured_is_read_from_the_clause_asking_for_the_value():
+    # the stake named in the other clause is no part of what "how long" measures
+    assert states("How long is a session kept, and how much validator stake do I need?",
+                  "A session is kept for 30 minutes.")
+
+
+def test_the_frame_of_a_change_or_a_choice_names_nothing():
+    # "say", "move ... back", "pick", "top up" are how the question is put, not its subject
+    assert states("Say a session drops - how long may I pick to top it back up?",
+                  "If a session drops, it is kept for 30 minutes.")
+
+
 def test_people_are_counted_as_what_they_are():
     # Docs count people by their role ("a four-member board"), never as "people".
     text = "A four-member validator board oversees the stake."
@@ -235,6 +262,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What trade window, in minutes, does the oracle use?", Measure("duration")),
     ("How many minutes until an access token expires?", Measure("duration")),
     ("How many bytes may a header hold?", Measure("size")),
+    # a count of things that hold data, not a size
+    ("How many storage slots are hot?", Measure("count", ("storage", "slots"))),
+    ("Which FastAPI release dropped Python 3.9?", Measure("version")),
+    ("What do the release notes say about sessions?", None),
     ("Which body limit, in bytes, does the server apply?", Measure("size")),
     ("How much of a validator's stake gets slashed?", Measure("percent")),
     ("How do I set the timeout in seconds?", None),  # an instruction, not a value

@@ -98,7 +98,8 @@ _FRAME = frozenset(
     particular specific certain exactly actually really currently right now early late out
     up get gets got there may might could would shall last lasts roughly approximately about
     around typically usually normally generally stay stays remain remains become becomes
-    sit sits serve serves go goes""".split()
+    sit sits serve serves go goes back again move moves moved change changes changed say
+    suppose pick picks choose chooses select selects top""".split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
 # "21 validators"), never as "people".
@@ -111,8 +112,11 @@ _UNITS = frozenset(
 )
 # Clauses and sentences: "Browsers send preflights. How long may they cache one?" asks
 # for a value in its second sentence only.
-_CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:and|or|but|while|if|when|unless|once"
-                     r"|after|before|until)\s+", re.I)
+_CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:while|if|when|unless|once|after|before|until)\s+"
+                     # "and" between clauses, not between nouns ("AML/KYC and transaction records")
+                     r"|\s+(?:and|or|but)\s+(?=(?:how|what|which|where|why|who|is|are|was|were"
+                     r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
+                     re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
@@ -153,19 +157,27 @@ def states_value(
         # A value of no particular kind (an id, an address, "how much my vote counts"):
         # any digit would state one, so the check could tell nothing but refuse wrongly.
         return True
+    clause = _clause(question, measure)
+    # What the clause asking for the value measures ("how long is a proposal open, and how
+    # much STT...": nothing named; not the STT of the other clause).
+    own = measure_of(clause)
+    if own is not None and own.kind == measure.kind:
+        measure = own
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
     named = {stem(w) for w in measure.words} - _CUES - _FRAME - _PEOPLE
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
-    weight = _weights(_clause(question, measure), named, doc_freq, n_docs, generic)
+    weight = _weights(clause, named, doc_freq, n_docs, generic)
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
+        version_heading = measure.kind == "version" and bool(_STATED["version"].search(heading))
         for i, segment in enumerate(segments):
             # A sentence that sums up what comes before it ("All records are retained for
             # five years" after a list of the records) reads with more of it.
             back = _SUMS_UP_BACK if _SUMS_UP.match(segment) else 2
             near = " ".join(segments[max(0, i - back) : i + 1])
-            if not _stated(measure, segment, named, near):
+            # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
+            if not (_stated(measure, segment, named, near) or version_heading):
                 continue
             words = set(tokenize(f"{heading} {near}"))
             if named <= words and (subject or _covered(words, weight)):

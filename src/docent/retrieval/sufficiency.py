@@ -34,6 +34,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from docent.intent import measure_of
 from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
@@ -80,7 +81,11 @@ def unknown_names(
     changelog_only: Changelog = _NO_CHANGELOG,
 ) -> list[str]:
     """Names in `question` that the corpus never uses, as written or stemmed, outside its
-    changelogs (`changelog_only`: what only those use)."""
+    changelogs (`changelog_only`: what only those use); for a question asking which version
+    or release did something, a changelog's names count: it answers such questions."""
+    measure = measure_of(question)
+    if measure is not None and measure.kind == "version":
+        changelog_only = _NO_CHANGELOG
     unknown = []
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
