@@ -140,6 +140,9 @@ _PHRASE_END = frozenset(
     must has have had to of for in on at by with from per does that which who when where
     i you we they it my your our their this these those there""".split()
 )
+# "the default THREAD COUNT": a count of threads; not "other spellings count the same"
+_NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"
+               r"([a-z]\w+)\s+count\b")
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
@@ -154,7 +157,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
         r"lock(?:-?up)?\s+period|cool-?down|vesting)s?\b")),
     ("money", re.compile(
-        r"\bhow\s+much\s+(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
+        r"\bhow\s+much\s+(?:\w+\s+)?(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
         r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|cost|"
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
@@ -166,16 +169,25 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?(?:message|payload|body|file"
         r"|upload|request|response|record|chunk|document|page|image|blob|object|string|value"
         r"|packet|batch|entry)s?\b")),
-    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b")),
+    # "the default THREAD COUNT": a count of threads
+    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT)),
     ("number", re.compile(
         r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
         r"count|total|cap|capacity)s?\b")),
 ]
+# "The minimum amount of SOMI", "how much ETH": an amount of a currency or token, named in
+# capitals (read before the question is lower-cased).
+_TOKEN_AMOUNT = re.compile(
+    r"(?i:\b(?:amount|much)\s+of|\bhow\s+much)\s+"
+    r"(?!(?:RAM|CPU|GPU|VRAM|SSD|HDD|[KMGT]i?B|IOPS|TPS)\b)[A-Z][A-Z0-9]{1,5}\b"
+    r"(?!\s+(?:supply|stake))"
+)
 _COUNT_NOT_SIZE = re.compile(
     r"\bhow\s+many\s+(?!(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b)"
 )
 _COUNTED = re.compile(r"\bhow\s+many\s+" + _WORDS + r"|\bnumber\s+of\s+" + _WORDS)
+_COUNT_OF = re.compile(_NOUN_COUNT)
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten hundred thousand million billion".split()
 )
@@ -202,6 +214,8 @@ def measure_of(question: str) -> Measure | None:
     for kind, pattern in _MEASURES:
         if kind == "size" and _COUNT_NOT_SIZE.search(text):
             continue  # "how many storage slots": a count of things that hold data
+        if kind == "money" and _TOKEN_AMOUNT.search(question):
+            return Measure("money")  # "the minimum amount of SOMI I can buy"
         if pattern.search(text):
             return Measure(kind, _named(text, kind))
     return Measure("number")
@@ -215,6 +229,8 @@ def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
         v = _VERSIONED.search(text)
         return (next(g for g in v.groups() if g),) if v else ()
     m = _COUNTED.search(text) if kind == "count" else _MEASURED.search(text)
+    if m is None and kind == "count":
+        m = _COUNT_OF.search(text)
     if m is None and kind == "size":
         before = _SIZE_AFTER.search(text)
         words = [w for w in (before.group(1).split() if before else [])

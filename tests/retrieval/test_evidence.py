@@ -199,6 +199,13 @@ def test_what_is_measured_is_read_from_the_clause_asking_for_the_value():
                   "A session is kept for 30 minutes.")
 
 
+def test_a_question_asking_for_two_values_is_answered_by_either():
+    question = "How long is a session kept, and how much SOMI does a validator stake?"
+    assert states(question, "A validator stakes 5,000,000 SOMI.")
+    assert states(question, "A session is kept for 30 minutes.")
+    assert not states(question, "Sessions and validators are explained below.")
+
+
 def test_the_frame_of_a_change_or_a_choice_names_nothing():
     # "say", "move ... back", "pick", "top up" are how the question is put, not its subject
     assert states("Say a session drops - how long may I pick to top it back up?",
@@ -265,6 +272,13 @@ def test_a_question_asking_for_no_value_always_passes():
     # a count of things that hold data, not a size
     ("How many storage slots are hot?", Measure("count", ("storage", "slots"))),
     ("Which FastAPI release dropped Python 3.9?", Measure("version")),
+    # "the default THREAD COUNT" counts threads; "other spellings COUNT the same" is a verb
+    ("What's the default thread count of the pool?", Measure("count", ("thread",))),
+    ("Which other spellings count the same?", Measure("number")),
+    # an amount of a token or currency named in capitals is money; RAM is no currency
+    ("What's the minimum amount of SOMI I can buy?", Measure("money")),
+    ("How much SOMI does it cost to mint a key?", Measure("money")),
+    ("How much RAM does a node need?", Measure("size", ("ram",))),
     ("What do the release notes say about sessions?", None),
     ("Which body limit, in bytes, does the server apply?", Measure("size")),
     ("How much of a validator's stake gets slashed?", Measure("percent")),

@@ -157,12 +157,19 @@ def states_value(
         # A value of no particular kind (an id, an address, "how much my vote counts"):
         # any digit would state one, so the check could tell nothing but refuse wrongly.
         return True
-    clause = _clause(question, measure)
-    # What the clause asking for the value measures ("how long is a proposal open, and how
-    # much STT...": nothing named; not the STT of the other clause).
-    own = measure_of(clause)
-    if own is not None and own.kind == measure.kind:
-        measure = own
+    # A question asking for two values ("how long is a proposal open, and how much STT do
+    # I deposit?") is answerable when a passage states either.
+    return any(
+        _stated_for(clause, asked, hits, doc_freq, n_docs, generic)
+        for clause, asked in _value_clauses(question, measure)
+    )
+
+
+def _stated_for(
+    clause: str, measure: Measure, hits: Sequence[Hit], doc_freq: Mapping[str, int],
+    n_docs: int, generic: frozenset[str],
+) -> bool:
+    """Whether a passage states the value `clause` asks for next to what it asks about."""
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
     named = {stem(w) for w in measure.words} - _CUES - _FRAME - _PEOPLE
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
@@ -195,17 +202,22 @@ def _segments(text: str) -> tuple[str, ...]:
     return tuple(s for s in _SEGMENT.split(plain) if s.strip())
 
 
-def _clause(question: str, measure: Measure) -> str:
-    """The part of a question that asks for the value ("how many passages..., and can a
-    client change that?": the first part)."""
+def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]:
+    """The parts of a question that ask for a value of a definite kind, each with what it
+    measures ("how many passages..., and can a client change that?": the first part; "how
+    long is a proposal open, and how much STT...": both, the second not naming a duration's
+    STT), or the whole question with `measure` when no part alone asks for one."""
     parts = _CLAUSE.split(question)
+    found = []
     for i, part in enumerate(parts):
-        found = measure_of(part)
-        if found is not None and found.kind == measure.kind:
-            # "How many tokens go to the community, and what percent of the supply is
-            # THAT?": its subject is in the clause before.
-            return " ".join(parts[i - 1 : i + 1]) if i and _REFERS_BACK.search(part) else part
-    return question
+        asked = measure_of(part)
+        if asked is None or asked.kind == "number":
+            continue
+        # "How many tokens go to the community, and what percent of the supply is
+        # THAT?": its subject is in the clause before.
+        clause = " ".join(parts[i - 1 : i + 1]) if i and _REFERS_BACK.search(part) else part
+        found.append((clause, asked))
+    return found or [(question, measure)]
 
 
 def _weights(
