@@ -306,3 +306,15 @@ def test_a_nested_item_comes_under_the_item_it_is_nested_in():
     answer = compose_answer("Which database does the template use?",
                             parse_references(text), fake_vectors(["database"]))
     assert "- FastAPI for the Python backend API. [1]\n  - SQLModel" in answer
+
+
+def test_a_changelog_entry_says_which_release_it_is_of():
+    text = """[1] Release Notes > 0.125.0 (2025-12-17) > Breaking Changes (release-notes.md)
+- Drop support for Python 3.8 in the package metadata.
+
+[2] Deployment > Python versions (deployment.md)
+The package supports every Python version that is still maintained."""
+    answer = compose_answer("Which release dropped support for Python 3.8?",
+                            parse_references(text), fake_vectors(["python"]))
+    assert "Drop support for Python 3.8 in the package metadata. (in 0.125.0) [1]" in answer
+    assert "(in " not in answer.split("[1]", 1)[1]  # the other page's statements: no release

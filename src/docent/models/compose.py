@@ -14,7 +14,7 @@ introduces code with that code under it, as does every key point announcing a co
 two). A statement introduces the code block it
 announces, else the unannounced block its paragraph describes from below (crawled pages
 show an endpoint first and explain it under it), else the block right after it. Every
-statement keeps its `[n]`.
+statement keeps its `[n]`, a changelog's with the release it is of.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def compose_parts(
         used.add(id(tail))
     at = {(c.ref.n, c.pos): c for c in cands}
     code = _code_of(lead, at)
-    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail, code is not None)} [{lead.ref.n}]"
+    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail, code is not None)} {_cite(lead.ref)}"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where
@@ -119,7 +119,7 @@ def compose_parts(
 
     parts = []
     if under_lead:  # the list the lead announces, right below it
-        parts += ["", *(f"- {c.unit.text} [{c.ref.n}]" for c in under_lead)]
+        parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted)]
     if points:
@@ -139,12 +139,34 @@ def compose_parts(
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
-            parts.append(f"{nest}- {text} [{c.ref.n}]")
+            parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _cite(ref: Reference) -> str:
+    """A statement's citation; a changelog's entry also says which release it is of ("Drop
+    support for Python 3.8 (in 0.125.0) [2]"): the entry alone never does."""
+    release = _release(ref)
+    return f"(in {release}) [{ref.n}]" if release else f"[{ref.n}]"
+
+
+_VERSION_HEADING = re.compile(r"^v?\d+\.\d+(?:\.\d+)*(?:[-.\w]*)")
+
+
+def _release(ref: Reference) -> str | None:
+    """The version a changelog passage's heading names ("Release Notes > 0.125.0
+    (2025-12-17) > Breaking Changes" gives 0.125.0); None for any other passage."""
+    if not is_changelog(source_of(ref)):
+        return None
+    for part in ref.heading.rsplit(" (", 1)[0].split(" > "):
+        found = _VERSION_HEADING.match(part.strip())
+        if found:
+            return found.group()
+    return None
 
 
 def _short_command(c: Candidate, cands: list[Candidate]) -> Candidate | None:
