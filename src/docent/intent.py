@@ -143,6 +143,9 @@ _PHRASE_END = frozenset(
 # "the default THREAD COUNT": a count of threads; not "other spellings count the same"
 _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"
                r"([a-z]\w+)\s+count\b")
+# Pieces of data, whose largest one or "how large" asks for a size.
+_DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
+         r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
@@ -166,9 +169,10 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
         r"|\b(?:size|memory|disk\s+space|storage|ram)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
-        r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?(?:message|payload|body|file"
-        r"|upload|request|response|record|chunk|document|page|image|blob|object|string|value"
-        r"|packet|batch|entry)s?\b")),
+        r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b"
+        # "How large can the gap LOG FILE grow?": the size of a piece of data, not a count
+        r"|\bhow\s+(?:large|big)\s+(?:\w+\s+){0,2}?(?:(?:the|a|an|my|our|its|their|your|one"
+        r"|each|this|that)\s+)?(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b")),
     # "the default THREAD COUNT": a count of threads
     ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT)),
     ("number", re.compile(

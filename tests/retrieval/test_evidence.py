@@ -169,6 +169,14 @@ def test_only_the_clause_asking_for_the_value_must_be_covered():
                   "for a single request?", text)
 
 
+def test_a_count_is_a_number_close_to_what_it_counts():
+    # "ONE single request could use more than one thread": no count of threads
+    question = "How many threads does the session pool have?"
+    assert not states(question, "One single session request could use more than one thread.")
+    assert states(question, "The session pool runs 40 worker threads.")
+    assert states(question, "Session pool threads: 40.")
+
+
 def test_a_clause_asking_about_that_reads_with_the_clause_before_it():
     # "...and what percent of the stake is THAT?": the subject is in the first clause.
     table = "Validator rewards\n\n12%\n\nEpoch\n\n4%"
@@ -264,6 +272,8 @@ def test_a_question_asking_for_no_value_always_passes():
     # the largest piece of data is a size; the largest set of something is no particular kind
     ("What's the largest single message a WebSocket endpoint accepts?", Measure("size")),
     ("What's the biggest payload I can put in one record?", Measure("size")),
+    ("How large can the gap log file grow?", Measure("size")),
+    ("How big is the validator committee?", Measure("number")),
     ("What is the largest validator set?", Measure("number")),
     # the unit the answer is asked in says its kind; "how much of" asks for a share
     ("What trade window, in minutes, does the oracle use?", Measure("duration")),

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -265,7 +266,23 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
         return True
     if not _STATED[measure.kind].search(segment):
         return _bare(measure.kind, segment, near)
-    return measure.kind != "count" or not named or bool(named & set(tokenize(segment)))
+    return measure.kind != "count" or not named or _counts(segment, named)
+
+
+_COUNT_REACH = 4  # words between a number and what it counts ("40 worker threads")
+
+
+def _counts(segment: str, named: set[str]) -> bool:
+    """Whether a number in `segment` is close to a word naming what is counted ("a pool of
+    40 threads", "threads: 40"), not merely in its sentence ("ONE single request could use
+    more than one thread")."""
+    words = list(re.finditer(r"\S+", segment))
+    near_named = [k for k, w in enumerate(words) if named & set(tokenize(w.group()))]
+    if not near_named:
+        return False
+    starts = [w.start() for w in words]
+    numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)]
+    return any(abs(k - j) <= _COUNT_REACH for k in numbers for j in near_named)
 
 
 def _bare(kind: str, segment: str, near: str) -> bool:
