@@ -169,6 +169,13 @@ def test_only_the_clause_asking_for_the_value_must_be_covered():
                   "for a single request?", text)
 
 
+def test_a_share_is_of_what_undergoes_what_the_question_says():
+    # "what percentage ... gets SLASHED": a share that is earned answers nothing
+    question = "What percentage of a validator's stake gets slashed?"
+    assert not states(question, "A validator with its full stake earns 100% of the rewards.")
+    assert states(question, "Up to 5% of a validator's stake is slashed for a double sign.")
+
+
 def test_a_count_is_a_number_close_to_what_it_counts():
     # "ONE single request could use more than one thread": no count of threads
     question = "How many threads does the session pool have?"

@@ -173,6 +173,13 @@ def _stated_for(
     """Whether a passage states the value `clause` asks for next to what it asks about."""
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
     named = {stem(w) for w in measure.words} - _CUES - _FRAME - _PEOPLE
+    if measure.kind == "percent":
+        # "What percentage of the stake gets SLASHED": a share of what undergoes that; "they
+        # earn 100% of the rewards" is a share of something else.
+        done = _DONE_TO.search(clause)
+        verb = stem(done.group(1).lower()) if done else ""
+        if verb and verb not in _FRAME and doc_freq.get(verb, 0):
+            named = named | {verb}
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(clause, named, doc_freq, n_docs, generic)
     for hit in hits:
@@ -269,6 +276,9 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     return measure.kind != "count" or not named or _counts(segment, named)
 
 
+# "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
+_DONE_TO = re.compile(r"\b(?:gets?|got|is|are|was|were|be|been|being)\s+(\w+ed|\w+en|burnt|paid"
+                      r"|sent|spent|lost)\b", re.I)
 _COUNT_REACH = 4  # words between a number and what it counts ("40 worker threads")
 
 
