@@ -209,6 +209,12 @@ def test_without_removes_the_words_and_tidies_spaces():
      "missing?", "What am I missing?"),
     ("We generate a client. Its names look like readItemsGet. How do I get shorter ones?",
      "How do I get shorter ones?"),
+    # ... or before the comma of the asking sentence
+    ("Adding Somnia mainnet to Rabby by hand, what chain id do I type in?",
+     "what chain id do I type in?"),
+    ("In Prometheus-speak, which metric counts runs?", "which metric counts runs?"),
+    ("If my Prometheus setup breaks, what do I do with it?",
+     "If my Prometheus setup breaks, what do I do with it?"),  # "it" points back
     # A question alone, one that asks first, or one that points back at the scene: all of it.
     ("How do I expose Prometheus metrics?", "How do I expose Prometheus metrics?"),
     ("How do I deploy? I want to use Heroku.", "How do I deploy? I want to use Heroku."),

@@ -63,6 +63,8 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LEAD_IN = re.compile(r"^([^,?]{12,}?),\s+(?=(?:what|which|how|where|when|why|who|can|could|should"
+                      r"|do|does|is|are)\b)", re.I)
 
 
 def asked_part(question: str) -> str:
@@ -70,6 +72,12 @@ def asked_part(question: str) -> str:
     only set the scene come before it and the asking ones do not point back at them."""
     parts = _SENTENCE_END.split(question.strip())
     first = next((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), 0)
+    # "Adding Somnia mainnet to Rabby by hand, what chain id do I type in?": a scene set
+    # before the comma of the asking sentence, too.
+    lead_in = _LEAD_IN.match(parts[first])
+    if lead_in:
+        parts[first : first + 1] = [lead_in.group(1), parts[first][lead_in.end(1):].lstrip(" ,")]
+        first += 1
     asked = parts[first:]
     if first == 0 or any(_BACK_REFERENCE.search(p) for p in asked):
         return question
