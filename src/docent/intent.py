@@ -96,8 +96,13 @@ class Intent:
 
 
 def intent_of(question: str) -> Intent:
-    """The kind of answer `question` asks for, the most specific reading first."""
+    """The kind of answer `question` asks for, the most specific reading first, read from its
+    sentences that ask (end in "?") when others set the scene ("Need a header showing how
+    long the request took. What's the simplest way?" asks how, not how long)."""
     text = " ".join(question.split())
+    asking = [s for s in _SENTENCE.split(text) if s.rstrip().endswith("?")]
+    if asking and len(asking) < len(_SENTENCE.split(text)):
+        text = " ".join(asking)
     if _WHY.match(text):
         return Intent("concept")
     if _OUTCOME.search(text):
@@ -122,6 +127,7 @@ def intent_of(question: str) -> Intent:
     return Intent("other")
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 MeasureKind = Literal["percent", "version", "duration", "money", "size", "count", "number"]
 
 
@@ -192,6 +198,11 @@ _COUNT_NOT_SIZE = re.compile(
 )
 _COUNTED = re.compile(r"\bhow\s+many\s+" + _WORDS + r"|\bnumber\s+of\s+" + _WORDS)
 _COUNT_OF = re.compile(_NOUN_COUNT)
+# Words before what is counted that say which of them, not what they are.
+_MODIFIERS = frozenset(
+    """free new different distinct separate extra additional individual unique active
+    concurrent simultaneous parallel possible available total more fewer""".split()
+)
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten hundred thousand million billion".split()
 )
@@ -246,8 +257,9 @@ def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
         return ()
     words = next(g for g in m.groups() if g).split()
     phrase: list[str] = []
-    for w in words[:2]:
-        if w in _PHRASE_END or w in _NUMBER_WORDS:
+    for w in words:
+        if w in _PHRASE_END or w in _NUMBER_WORDS or len(phrase) == 2:
             break
-        phrase.append(w)
+        if w not in _MODIFIERS:  # "how many FREE compute units": compute units
+            phrase.append(w)
     return tuple(phrase)

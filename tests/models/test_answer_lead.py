@@ -230,6 +230,9 @@ def test_statements_about_the_product_are_not_filler(text):
     ("What happens when the rate limit is hit?", "outcome"),
     ("Why does Somnia rely on BLS signatures?", "concept"),
     ("Is there a tool that upgrades Pydantic code?", "yesno"),
+    # read from the sentence that asks, not the scene before it
+    ("Need a header showing how long the request took. What's the simplest way?", "howto"),
+    ("Browsers send preflights. How long may they cache one?", "value"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind

@@ -288,6 +288,8 @@ def test_a_question_asking_for_no_value_always_passes():
     ("How many bytes may a header hold?", Measure("size")),
     # a count of things that hold data, not a size
     ("How many storage slots are hot?", Measure("count", ("storage", "slots"))),
+    # "FREE compute units" are compute units: a modifier names no other thing
+    ("How many free compute units do I get?", Measure("count", ("compute", "units"))),
     ("Which FastAPI release dropped Python 3.9?", Measure("version")),
     # "the default THREAD COUNT" counts threads; "other spellings COUNT the same" is a verb
     ("What's the default thread count of the pool?", Measure("count", ("thread",))),

@@ -102,6 +102,12 @@ def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
     assert found("Why do Prometheus-based flows send JSON-encoded tokens?") == [
         "Prometheus-based"]
     assert found("Why do OAuth2-flavoured flows send tokens?") == ["OAuth2-flavoured"]
+    # each name joined by a slash too: "JIT/AOT-compile" is JIT, AOT and compile
+    index = KeywordIndex([chunk(1, "Contracts are compiled JIT or AOT to native code.")])
+    assert unknown_names("Does it JIT/AOT-compile contracts?", index.doc_freq,
+                         index.raw_words) == []
+    assert unknown_names("Does it JIT/LLVM-compile contracts?", index.doc_freq,
+                         index.raw_words) == ["JIT/LLVM-compile"]
     # "per-IP", "gRPC-web", "X-Process-Time": names as a whole
     assert found("Can I add per-JWT limits?") == ["per-JWT"]
 
@@ -194,6 +200,10 @@ def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
     assert unnamed_features("How do I use Somnia's built-in on-chain cron to call it?",
                             passages) == ["on-chain cron"]
     assert unnamed_features("How do I cache responses?", passages) == []  # presumes nothing
+    # "the built-in FastAPI WAY to...": a way of doing it, named by the product alone
+    assert unnamed_features("What's the built-in response way to cache it?", passages) == []
+    assert unnamed_features("What's the built-in admin way to edit rows?", passages) == [
+        "admin way"]
 
 
 def test_without_removes_the_words_and_tidies_spaces():

@@ -102,14 +102,17 @@ def unknown_names(
         ) or _EXAMPLE.search(question[: m.start()]):
             continue
         low = word.lower()
-        if _is_path(low):  # "backend/main.py": the docs name files by their last part
+        path = _is_path(low)
+        if path:  # "backend/main.py": the docs name files by their last part
             low = low.rsplit("/", 1)[-1]  # (raw words hold the last parts of the docs' paths)
         # "FastAPI/Starlette" names two things, each known or not ("HTTP/3" names one).
         parts = low.split("/")
         if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in parts):
             parts = [low]
-        if "/" not in word:  # "JSON-encoded": a name and a plain word, each known or not
-            parts = [p.lower() for p in _compound(word)]
+        if not path:  # "JSON-encoded": a name and a plain word, each known or not
+            # ("JIT/AOT-compile": JIT, AOT and compile)
+            written = word.split("/") if len(parts) > 1 else [word]
+            parts = [w.lower() for part in written for w in _compound(part)]
         if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
             unknown.append(word)
     return unknown
@@ -141,6 +144,9 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
 
 # "turn on FastAPI's BUILT-IN ADMIN PANEL so I can...": up to three words after it.
 _PRESUMED = re.compile(r"(?:'s|\bthe|\bits)\s+built-?in\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+_NO_FEATURE = frozenset(
+    stem(w) for w in "way ways method methods approach option options solution mechanism".split()
+)
 _NOT_A_NAME = re.compile(  # where the name ends ("cache SO...", not the "on" of "on-chain")
     r"(?<![\w-])(?:so|to|that|for|in|on|at|with|from|and|or|which|when|if|instead|than|of|by)"
     r"(?![\w-])", re.I
@@ -156,7 +162,8 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
         phrase = " ".join(m.group(1).split())
         cut = _NOT_A_NAME.search(phrase)
         feature = phrase[: cut.start()].strip() if cut else phrase
-        name = tokenize(feature)[-2:]
+        # "the built-in FastAPI WAY to serve it": a way of doing it, not a feature's name
+        name = [t for t in tokenize(feature) if t not in _NO_FEATURE][-2:]
         if not name:
             continue
         if texts is None:
