@@ -182,6 +182,9 @@ def test_a_count_is_a_number_close_to_what_it_counts():
     assert not states(question, "One single session request could use more than one thread.")
     assert states(question, "The session pool runs 40 worker threads.")
     assert states(question, "Session pool threads: 40.")
+    # ... or the default of the setting the sentence says counts them
+    assert states(question, "Set `POOL_SIZE` to change how many threads the session pool "
+                            "runs; the default is 40.")
 
 
 def test_a_clause_asking_about_that_reads_with_the_clause_before_it():

@@ -284,12 +284,15 @@ _COUNT_REACH = 4  # words between a number and what it counts ("40 worker thread
 
 def _counts(segment: str, named: set[str]) -> bool:
     """Whether a number in `segment` is close to a word naming what is counted ("a pool of
-    40 threads", "threads: 40"), not merely in its sentence ("ONE single request could use
-    more than one thread")."""
+    40 threads", "threads: 40") or is the default of a setting the sentence says counts it
+    ("...how many charts the cache keeps; the default is 128"), not merely in its sentence
+    ("ONE single request could use more than one thread")."""
     words = list(re.finditer(r"\S+", segment))
     near_named = [k for k, w in enumerate(words) if named & set(tokenize(w.group()))]
     if not near_named:
         return False
+    if _SETTING_VALUE.search(segment):
+        return True
     starts = [w.start() for w in words]
     numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)]
     return any(abs(k - j) <= _COUNT_REACH for k in numbers for j in near_named)
