@@ -224,6 +224,12 @@ def test_a_question_asking_for_two_values_is_answered_by_either():
     assert not states(question, "Sessions and validators are explained below.")
 
 
+def test_a_dash_ends_the_scene_before_the_question():
+    # "the docs mention free certs - roughly how long is one of THOSE valid?"
+    assert states("The docs mention the session epoch bootstrap - roughly how long is one of "
+                  "those sessions kept?", "A session is kept for 30 minutes.")
+
+
 def test_the_frame_of_a_change_or_a_choice_names_nothing():
     # "say", "move ... back", "pick", "top up" are how the question is put, not its subject
     assert states("Say a session drops - how long may I pick to top it back up?",

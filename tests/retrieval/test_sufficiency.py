@@ -102,6 +102,12 @@ def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
     assert found("Why do Prometheus-based flows send JSON-encoded tokens?") == [
         "Prometheus-based"]
     assert found("Why do OAuth2-flavoured flows send tokens?") == ["OAuth2-flavoured"]
+    # shorthand for a word the docs spell out: "k8s" is Kubernetes, "req/s" requests
+    index2 = KeywordIndex([chunk(1, "Run it on Kubernetes; it serves 900 requests a second.")])
+    assert unknown_names("Our k8s pods do 900 req/s, ok?", index2.doc_freq,
+                         index2.raw_words) == []
+    assert unknown_names("Our k3s pods do 900 tx/s, ok?", index2.doc_freq,
+                         index2.raw_words) == ["k3s", "tx/s"]
     # each name joined by a slash too: "JIT/AOT-compile" is JIT, AOT and compile
     index = KeywordIndex([chunk(1, "Contracts are compiled JIT or AOT to native code.")])
     assert unknown_names("Does it JIT/AOT-compile contracts?", index.doc_freq,
@@ -204,6 +210,7 @@ def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
     assert unnamed_features("What's the built-in response way to cache it?", passages) == []
     assert unnamed_features("What's the built-in admin way to edit rows?", passages) == [
         "admin way"]
+    assert unnamed_features("Is its built-in response cache feature enough?", passages) == []
 
 
 def test_without_removes_the_words_and_tidies_spaces():

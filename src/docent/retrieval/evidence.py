@@ -100,7 +100,8 @@ _FRAME = frozenset(
     up get gets got there may might could would shall last lasts roughly approximately about
     around typically usually normally generally stay stays remain remains become becomes
     sit sits serve serves go goes back again move moves moved change changes changed say
-    suppose pick picks choose chooses select selects top""".split()
+    suppose pick picks choose chooses select selects top those these mention mentions
+    mentioned""".split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
 # "21 validators"), never as "people".
@@ -113,7 +114,8 @@ _UNITS = frozenset(
 )
 # Clauses and sentences: "Browsers send preflights. How long may they cache one?" asks
 # for a value in its second sentence only.
-_CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+(?:while|if|when|unless|once|after|before|until)\s+"
+_CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
+                     r"|\s+(?:while|if|when|unless|once|after|before|until)\s+"
                      # "and" between clauses, not between nouns ("AML/KYC and transaction records")
                      r"|\s+(?:and|or|but)\s+(?=(?:how|what|which|where|why|who|is|are|was|were"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",

@@ -130,9 +130,13 @@ def _compound(word: str) -> list[str]:
 
 def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
           changelog_only: Changelog) -> bool:
-    """Whether the corpus uses a (lower-cased) name outside its changelogs."""
+    """Whether the corpus uses a (lower-cased) name outside its changelogs, or the word its
+    shorthand stands for ("k8s": kubernetes; "req/s": requests)."""
     if low in raw_words and low not in changelog_only.words:
         return True
+    spelled = _SHORTHAND.get(_PER_UNIT.sub("", low))
+    if spelled is not None:
+        return _uses(spelled, doc_freq, raw_words, changelog_only)
     # "LPs" when the docs say "LP": a two-letter stem is no keyword term, so look it up whole.
     single = low[:-1] if low.endswith("s") else ""
     if len(single) >= 2 and single in raw_words and single not in changelog_only.words:
@@ -145,8 +149,11 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
 # "turn on FastAPI's BUILT-IN ADMIN PANEL so I can...": up to three words after it.
 _PRESUMED = re.compile(r"(?:'s|\bthe|\bits)\s+built-?in\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
 _NO_FEATURE = frozenset(
-    stem(w) for w in "way ways method methods approach option options solution mechanism".split()
+    stem(w) for w in """way ways method methods approach option options solution mechanism
+    feature features functionality capability support""".split()
 )
+# "req/s", "tx/sec": a rate, named by what it counts
+_PER_UNIT = re.compile(r"/(?:s|sec|second|min|minute|h|hr|hour|day)$")
 _NOT_A_NAME = re.compile(  # where the name ends ("cache SO...", not the "on" of "on-chain")
     r"(?<![\w-])(?:so|to|that|for|in|on|at|with|from|and|or|which|when|if|instead|than|of|by)"
     r"(?![\w-])", re.I
@@ -185,6 +192,7 @@ _SHORTHAND = {
     "deps": "dependencies", "dep": "dependency", "msg": "message", "msgs": "messages",
     "req": "request", "reqs": "requests", "res": "response", "resp": "response",
     "perf": "performance", "info": "information", "impl": "implementation",
+    "k8s": "kubernetes", "cert": "certificate", "certs": "certificates",
 }
 
 
