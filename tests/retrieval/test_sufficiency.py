@@ -77,6 +77,14 @@ def test_known_names_plurals_paths_and_sentence_starts_are_not():
     assert unknown_names("What do LPTs earn?", index.doc_freq, index.raw_words) == ["LPTs"]
 
 
+def test_an_identifier_in_code_is_a_name_when_the_question_asks_for_it():
+    # "what pool_size ... do the docs recommend": identifiers the docs never use
+    assert names("What pool_size and max_overflow should the backend use?") == [
+        "pool_size", "max_overflow"]
+    # the user's own, written so in passing, is not checked
+    assert names("My backend sends a header named x_tenant_id. Why is it empty?") == []
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []

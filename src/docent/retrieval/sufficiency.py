@@ -56,6 +56,9 @@ _NO_CHANGELOG = Changelog()
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
+# "What POOL_SIZE do the docs recommend?": an identifier in code the question asks for is a
+# name; one the user's own code has ("a header named x_api_key") is not, written so.
+_ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:[\w-]+\s+and\s+)?$", re.I)
 # A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
 _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
                       re.I)
@@ -97,9 +100,11 @@ def unknown_names(
     unknown = []
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
-        if not _looks_like_a_name(
-            word, at_sentence_start=bool(_SENTENCE_START.search(question[: m.start()]))
-        ) or _EXAMPLE.search(question[: m.start()]):
+        before = question[: m.start()]
+        if not (
+            _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
+            or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
+        ) or _EXAMPLE.search(before):
             continue
         low = word.lower()
         path = _is_path(low)
