@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Kind = Literal["howto", "value", "name", "outcome", "concept", "yesno", "other"]
@@ -95,13 +96,15 @@ class Intent:
         return self.kind in ("howto", "value", "name", "outcome")
 
 
+@lru_cache(maxsize=4096)
 def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first, read from its
     sentences that ask (end in "?") when others set the scene ("Need a header showing how
     long the request took. What's the simplest way?" asks how, not how long)."""
     text = " ".join(question.split())
-    asking = [s for s in _SENTENCE.split(text) if s.rstrip().endswith("?")]
-    if asking and len(asking) < len(_SENTENCE.split(text)):
+    sentences = _SENTENCE.split(text)
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    if asking and len(asking) < len(sentences):
         text = " ".join(asking)
     if _WHY.match(text):
         return Intent("concept")
@@ -220,6 +223,7 @@ _SIZE_MODIFIERS = frozenset(
 )
 
 
+@lru_cache(maxsize=4096)
 def measure_of(question: str) -> Measure | None:
     """What a question asking for a value measures (None for other questions): the kind of
     value (a percentage, a duration, an amount of money...) and the words naming it."""

@@ -106,6 +106,8 @@ _FRAME = frozenset(
 # Who is counted, not what: docs count people as what they are ("a four-member board",
 # "21 validators"), never as "people".
 _PEOPLE = frozenset(stem(w) for w in "people persons individuals humans folks members".split())
+# Words of a question that never name what a value is about.
+_NOT_SUBJECT = _CUES | _FRAME | _PEOPLE
 # Units a count or size is expressed in: they say how, not what, is measured.
 _UNITS = frozenset(
     stem(w)
@@ -174,7 +176,7 @@ def _stated_for(
 ) -> bool:
     """Whether a passage states the value `clause` asks for next to what it asks about."""
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
-    named = {stem(w) for w in measure.words} - _CUES - _FRAME - _PEOPLE
+    named = {stem(w) for w in measure.words} - _NOT_SUBJECT
     if measure.kind == "percent":
         # "What percentage of the stake gets SLASHED": a share of what undergoes that; "they
         # earn 100% of the rewards" is a share of something else.
@@ -237,8 +239,8 @@ def _weights(
     """The distinctive words of `text` (not the measure's, not its frame), by rarity."""
     about = [
         t for t in dict.fromkeys(tokenize(text))
-        if t not in generic and t not in _CUES and t not in _FRAME and t not in _PEOPLE
-        and t not in named and len(t) > 1 and not t.isdigit()
+        if t not in generic and t not in _NOT_SUBJECT and t not in named and len(t) > 1
+        and not t.isdigit()
         and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
     ]
     return {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in about}

@@ -107,17 +107,15 @@ def unknown_names(
         ) or _EXAMPLE.search(before):
             continue
         low = word.lower()
-        path = _is_path(low)
-        if path:  # "backend/main.py": the docs name files by their last part
-            low = low.rsplit("/", 1)[-1]  # (raw words hold the last parts of the docs' paths)
-        # "FastAPI/Starlette" names two things, each known or not ("HTTP/3" names one).
-        parts = low.split("/")
-        if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in parts):
-            parts = [low]
-        if not path:  # "JSON-encoded": a name and a plain word, each known or not
-            # ("JIT/AOT-compile": JIT, AOT and compile)
-            written = word.split("/") if len(parts) > 1 else [word]
-            parts = [w.lower() for part in written for w in _compound(part)]
+        if _is_path(low):  # "backend/main.py": the docs name files by their last part
+            parts = [low.rsplit("/", 1)[-1]]  # (raw words hold the last parts of the docs' paths)
+        else:
+            # "FastAPI/Starlette" names two things, each known or not ("HTTP/3" names one);
+            # "JSON-encoded" a name and a plain word ("JIT/AOT-compile": JIT, AOT, compile).
+            named = word.split("/")
+            if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in named):
+                named = [word]
+            parts = [w.lower() for part in named for w in _compound(part)]
         if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
             unknown.append(word)
     return unknown
