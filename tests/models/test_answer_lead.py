@@ -321,3 +321,48 @@ The package supports every Python version that is still maintained."""
                             parse_references(text), fake_vectors(["python"]))
     assert "Drop support for Python 3.8 in the package metadata. (in 0.125.0) [1]" in answer
     assert "(in " not in answer.split("[1]", 1)[1]  # the other page's statements: no release
+
+
+BASE64_PAGE = """[1] JSON with bytes > Model (json-bytes.md)
+Declare a model with a `bytes` field and set `val_json_bytes` to `"base64"` in its config to decode base64 input into bytes.
+
+[2] JSON with bytes > Example (json-bytes.md)
+For a base64 request you will receive a response like:
+
+```json
+{"data": "aGVsbG8="}
+```
+
+[3] JSON with bytes > Example (json-bytes.md)
+```python
+class DataInput(BaseModel):
+    data: bytes
+    model_config = {"val_json_bytes": "base64", "ser_json_bytes": "base64"}
+```"""
+
+
+def test_the_best_example_is_shown_though_a_key_point_introduces_a_weaker_block():
+    # The key point's block (a sample response) goes under it; the example the question
+    # asks for (the model config) is not left out because of it.
+    answer = compose_answer(
+        "How do I decode base64 JSON into bytes in my model?",
+        parse_references(BASE64_PAGE), fake_vectors(["base64", "bytes"]),
+    )
+    assert "Example [3]:\n\n```python\nclass DataInput(BaseModel):" in answer
+    assert "- For a base64 request you will receive a response like: [2]\n\n  ```json\n" in answer
+
+
+def test_a_diagram_is_never_shown():
+    text = """[1] Behind a proxy (proxy.md)
+The proxy strips the path prefix before the request reaches the app, so the docs UI must fetch the schema at the prefixed path:
+
+```mermaid
+graph LR
+browser --> proxy --> server
+```
+
+Set `root_path` to the prefix so the docs UI fetches the schema through the proxy."""
+    answer = compose_answer("How do I fix the docs UI behind a proxy with a path prefix?",
+                            parse_references(text), fake_vectors(["proxy", "prefix"]))
+    assert "`root_path`" in answer
+    assert "mermaid" not in answer and "graph LR" not in answer

@@ -5,7 +5,8 @@ unit is scored against the question (`docent.models.scoring`: meaning, words, pa
 and whether it is the kind of statement the question asks for). The answer leads with the
 best statement that is not about the docs themselves and does not announce something
 ("...as follows:") it cannot show; then the list it announces, an example (the code the
-lead introduces, or the best on-topic code block when no chosen statement introduces one),
+lead introduces, or the best on-topic code block when no chosen statement introduces one
+or only a weaker one),
 and as key points the statements of the relevant passages that belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
 is the rest of a short list two of whose items are key points, and a nested item with the
@@ -66,6 +67,8 @@ _CODE_SHARE = 0.8
 _HOWTO_CODE_SHARE = 0.65
 # ... or when its words match the question about as well as any unit's (lexical 0..1).
 _CODE_LEX = 0.9
+# ... and shown beside a key point's own block when it scores this much more than that one.
+_BETTER_CODE = 0.1
 
 
 def compose_answer(
@@ -110,8 +113,14 @@ def compose_parts(
         ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
-    if code is None and nested is None:
-        code = _on_topic_code(cands, lead, points, intent)
+    if code is None:
+        # A key point's own block (a sample response) does not keep away a clearly better
+        # example (the model config the question asks for).
+        best = _on_topic_code(cands, lead, points, intent)
+        if nested is None or (
+            best is not None and best is not nested and best.score > nested.score + _BETTER_CODE
+        ):
+            code = best
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]

@@ -117,8 +117,8 @@ class Candidate:
 
 
 def candidates(refs: Sequence[Reference]) -> list[Candidate]:
-    """Every unit of every passage, in passage and document order (an empty code block,
-    or a unit too long to quote, is none).
+    """Every unit of every passage, in passage and document order (an empty code block, a
+    diagram's source, or a unit too long to quote, is none).
 
     A passage's page is the number of the first passage from its file: more passages of
     one page (retrieval can add them) rank, and count as relevant, with that page.
@@ -148,7 +148,8 @@ def _units(body: str) -> tuple[tuple[int, Unit, frozenset[str]], ...]:
     return tuple(
         (pos, unit, frozenset(terms(unit.text)))
         for pos, unit in enumerate(split_units(body))
-        if not unit.is_empty_code and (unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS)
+        if not (unit.is_empty_code or unit.is_diagram)
+        and (unit.is_code or len(unit.text) <= _MAX_UNIT_CHARS)
     )
 
 

@@ -66,8 +66,15 @@ class Unit:
             line for line in self.text.splitlines() if not FENCE.match(line.strip())
         ).strip()
 
+    @property
+    def is_diagram(self) -> bool:
+        """A diagram's source (a ```mermaid block): it draws on a docs site and reads as
+        noise in an answer, which shows it as text."""
+        return self.is_code and _DIAGRAM.match(self.text.lstrip()) is not None
+
 
 FENCE = re.compile(r"^(`{3,}|~{3,})")  # a line opening or closing a code block
+_DIAGRAM = re.compile(r"^(?:`{3,}|~{3,})\s*\{?\s*\.?(?:mermaid|plantuml|dot|graphviz)\b", re.I)
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 
