@@ -21,7 +21,9 @@ _HOWTO = re.compile(
     r"simplest|easiest|preferred)\s+way\b"
     r"|\bis\s+there\s+a\s+way\b|\bwhat\s+(?:do|should)\s+i\s+(?:do|use|run|put|add|write)\b"
     r"|\bwhere\s+(?:do|should|can)\s+i\s+(?:put|add|set|configure|define|declare|place)\b"
-    r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b",
+    r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b"
+    # "Can I run both in one process? How?": a bare "how" asks how to
+    r"|(?:^|[.!?,;]\s*|\b(?:and|so|if\s+so|if\s+yes|but)\s+)how\s*\?",
     re.I,
 )
 # "In charge of" is who is responsible, not a price.
@@ -29,7 +31,7 @@ _COST_WORDS = r"cheapest|most\s+expensive|(?<!\bin\s)charges?(?!\s+of\b)|costs?"
 _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:\w+\s+){0,3}?"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?"
     r"(?:default|maximum|minimum|max|min|limit|size|price|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"

@@ -233,6 +233,11 @@ def test_statements_about_the_product_are_not_filler(text):
     # read from the sentence that asks, not the scene before it
     ("Need a header showing how long the request took. What's the simplest way?", "howto"),
     ("Browsers send preflights. How long may they cache one?", "value"),
+    # a bare "how" after a yes-or-no question asks how to
+    ("Can I run both apps in one process? How?", "howto"),
+    ("Can the limit be changed per route, and if so, how?", "howto"),
+    # a versioned or hyphenated name between "what's the" and what is asked for
+    ("What's the ERC-4337 EntryPoint v0.7 address on testnet?", "value"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
