@@ -15,7 +15,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
-        "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3}
+        "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -228,6 +228,14 @@ def test_a_dash_ends_the_scene_before_the_question():
     # "the docs mention free certs - roughly how long is one of THOSE valid?"
     assert states("The docs mention the session epoch bootstrap - roughly how long is one of "
                   "those sessions kept?", "A session is kept for 30 minutes.")
+
+
+def test_a_passage_spelling_out_the_shorthand_of_the_question_states_its_value():
+    # "certs" in the question, "certificates" in the docs
+    certificates = "These certificates are short-lived (about 3 months)."
+    assert states("How long are the certs valid before renewal?", certificates)
+    assert not states("How long are the certs valid before renewal?",
+                      "Sessions are short-lived (about 3 months).")
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():

@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from docent.intent import Measure, MeasureKind, measure_of
 from docent.retrieval.bm25 import stem, tokenize
+from docent.retrieval.shorthand import with_shorthand
 from docent.retrieval.tables import rebuild_tables
 from docent.retrieval.types import Hit
 
@@ -198,7 +199,7 @@ def _stated_for(
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
             if not (_stated(measure, segment, named, near) or version_heading):
                 continue
-            words = set(tokenize(f"{heading} {near}"))
+            words = with_shorthand(set(tokenize(f"{heading} {near}")))
             if named <= words and (subject or _covered(words, weight)):
                 return True
     return False

@@ -37,6 +37,7 @@ from functools import lru_cache
 from docent.intent import measure_of
 from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
+from docent.retrieval.shorthand import SHORTHAND as _SHORTHAND
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 # Words that shape a question but never name its subject.
@@ -181,22 +182,6 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
         if not any(f" {' '.join(name)} " in t for t in texts):
             unnamed.append(feature)
     return unnamed
-
-
-# Developers' shorthand for words docs spell out.
-_SHORTHAND = {
-    "lib": "library", "libs": "libraries", "repo": "repository", "repos": "repositories",
-    "env": "environment", "envs": "environments", "config": "configuration",
-    "configs": "configurations", "auth": "authentication", "db": "database",
-    "dbs": "databases", "param": "parameter", "params": "parameters", "arg": "argument",
-    "args": "arguments", "dir": "directory", "dirs": "directories", "func": "function",
-    "funcs": "functions", "app": "application", "apps": "applications", "doc": "document",
-    "docs": "documentation", "dev": "development", "prod": "production",
-    "deps": "dependencies", "dep": "dependency", "msg": "message", "msgs": "messages",
-    "req": "request", "reqs": "requests", "res": "response", "resp": "response",
-    "perf": "performance", "info": "information", "impl": "implementation",
-    "k8s": "kubernetes", "cert": "certificate", "certs": "certificates",
-}
 
 
 def unknown_words(
