@@ -85,6 +85,13 @@ def test_an_identifier_in_code_is_a_name_when_the_question_asks_for_it():
     assert names("My backend sends a header named x_tenant_id. Why is it empty?") == []
 
 
+def test_a_figure_with_its_unit_is_the_users_own_not_a_name():
+    # "a ~1GB model ... about 4GB": quantities, whatever the docs write
+    assert names("My backend loads a ~1GB model and with 4 workers uses about 4GB. Why?") == []
+    assert names("Streaming 10k events takes 500ms, 2x slower than HTTP/1.1. Why?") == []
+    assert names("Can a 3D backend stream over HTTP/3?") == ["3D", "HTTP/3"]  # names
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []

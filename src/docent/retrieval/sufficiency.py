@@ -291,8 +291,16 @@ def _is_path(word: str) -> bool:
     return bool(_FILE_NAME.fullmatch(last)) or word.count("/") >= 2
 
 
+# "a ~1GB model", "500ms", "10k users", "2x slower": the user's own figure, not a name.
+_QUANTITY = re.compile(
+    r"\d+(?:[.,]\d+)*(?:k|m|b|kb|mb|gb|tb|kib|mib|gib|tib|ms|s|sec|secs|min|mins|h|hr|hrs|x"
+    r"|px|rps|qps|tps)",
+    re.I,
+)
+
+
 def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
-    if len(word) < 2 or word.isdigit() or word.lower() in _FILLERS:
+    if len(word) < 2 or word.isdigit() or word.lower() in _FILLERS or _QUANTITY.fullmatch(word):
         return False
     upper = sum(ch.isupper() for ch in word)
     if upper >= 2 or (upper and not word[0].isupper()):  # API, gRPC, JWTs, iOS
