@@ -337,3 +337,19 @@ def test_an_unknown_name_in_passing_does_not_refuse_one_the_question_is_about_do
                   "enable the fast path with the flags and the notes on flags?")
     assert retriever.search(in_passing, 3)[0].chunk.source_file == "flags.md"
     assert retriever.search("How do I set ZQX_TURBO_MODE on Arduino?", 3) == []
+
+
+def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(
+    tmp_path, data_settings, fake_embedder
+):
+    # The scene's words are in no passage; the question after it is covered whole.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, check_names=False, min_coverage=0.5)
+    question = "How do I set ZQX_TURBO_MODE to enable the fast path?"
+    scene = ("Our compliance reviewers insist that every deployment justifies each toggle, "
+             "quarterly, in writing, before approvals. ")
+    assert retriever.coverage(scene + question, retriever.search(question, 3)) < 0.5
+    assert retriever.search(scene + question, 3)[0].chunk.source_file == "flags.md"
+    # a question whose own words are not covered is still refused
+    assert retriever.search(
+        scene + "Does ZQX_TURBO_MODE pass quarterly compliance audits by reviewers?", 3) == []

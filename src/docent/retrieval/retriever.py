@@ -238,7 +238,12 @@ class HybridRetriever:
                 # Words that barely move the question ("Swagger UI CHOKES when...") are
                 # paraphrase: they count against coverage no more than against the shift.
                 query = without(query, unknown)
-        return self.coverage(query, hits, fingerprint) >= self.min_coverage
+        if self.coverage(query, hits, fingerprint) >= self.min_coverage:
+            return True
+        # A long scene before the question ("Our security team wants /docs switched off in
+        # prod for security reasons.") dilutes it: the question alone may be covered.
+        asked = asked_part(query)
+        return asked != query and self.coverage(asked, hits, fingerprint) >= self.min_coverage
 
     def states_value(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
         """Whether the hits state the value `query` asks for, if it asks for one (see
