@@ -235,3 +235,31 @@ def test_a_span_vector_is_the_meaning_of_that_span_in_context(real_embedder):
     alone = real_embedder.embed([text[13:]])[0]
     banana = real_embedder.embed(["Bananas ripen next to apples."])[0]
     assert float(spans[1] @ alone) > float(spans[1] @ banana) + 0.3
+
+
+def test_a_unit_its_stored_table_lacks_is_embedded_at_answer_time():
+    # A table stored by a docent that cut the passage otherwise (an older UNITS_VERSION)
+    # lacks a unit: that unit is embedded now, the ones stored are read, not embedded.
+    from docent.intent import intent_of
+    from docent.models.scoring import candidates, score
+    from docent.models.text import Reference
+
+    embedder = CountingEmbedder()
+    stored = "The tool-call limit caps searches per run."
+    lacking = "Testnet Faucet: <https://f.example/>"
+    body = f"{stored}\n\n{lacking}"
+
+    class Index:
+        def query_vector(self, text):
+            return embedder.embed([text])[0]
+
+        def unit_vectors(self, chunk_ids):
+            return {"c1": {unit_key(stored): embedder.embed([stored])[0]}}
+
+    refs = [Reference(1, "Limits (limits.md)", body, "c1")]
+    question = "Which faucet caps the tool-call limit?"
+    embedder.texts.clear()
+    scored = score(question, intent_of(question), candidates(refs), refs,
+                   AnswerVectors(embedder, Index()))
+    assert lacking in embedder.texts and embedder.texts.count(stored) == 1  # read, not re-embedded
+    assert [c.unit.text for c in scored] == [stored, lacking]

@@ -213,10 +213,16 @@ def score(
         q = vectors.question(question)
         tables = vectors.units([(r.chunk_id, _where(r), r.body) for r in refs])
         by_n = {r.n: table for r, table in zip(refs, tables, strict=True)}
-        for i, c in enumerate(cands):
-            row = by_n.get(c.ref.n, {}).get(unit_key(c.unit.text))
-            if row is not None:
-                sem[i] = float(row @ q)
+        rows = [by_n.get(c.ref.n, {}).get(unit_key(c.unit.text)) for c in cands]
+        # Stored before an upgrade that cuts passages otherwise: embedded now, until the
+        # next ingestion stores them (an index of this version lacks none).
+        lacking = [i for i, c in enumerate(cands) if rows[i] is None and not c.unit.is_code]
+        for i, late in zip(lacking, vectors.texts([cands[i].unit.text for i in lacking]),
+                           strict=True):
+            rows[i] = late
+        for i, (c, found) in enumerate(zip(cands, rows, strict=True)):
+            if found is not None:
+                sem[i] = float(found @ q)
             elif c.unit.is_code and i:
                 # Code is scored by its words and by the sentence that introduces it.
                 sem[i] = sem[i - 1]

@@ -174,3 +174,8 @@ class AnswerVectors:
             for i, table in zip(missing, tables, strict=True):
                 out[i] = table
         return [table or {} for table in out]
+
+    def texts(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Vectors of units a stored table lacks (one stored by an older docent, whose
+        `UNITS_VERSION` cut passages otherwise), each embedded on its own."""
+        return list(self.embedder.embed(list(texts))) if texts else []
