@@ -222,6 +222,33 @@ def test_a_flattened_table_of_code_cells_is_rebuilt():
         "`Panic(uint256)` — Selector: `0x4e487b71` — Description: Internal error"]
 
 
+def test_a_label_standing_before_its_links_or_address_is_one_unit_with_them():
+    # A crawled key-value list: each label alone, then its value(s), each only a link, a
+    # URL or an address (all of which alone are dropped as page chrome).
+    body = "\n\n".join([
+        "Network details for developers.",
+        "EntryPoint v0.7",
+        "[0x0000000071727De22E5E9d8BAf0edAc6f37da032](https://explorer.example/address/0x00)",
+        "Testnet Faucet",
+        "<https://faucet.example.org/>[](https://faucet.example.org/)",
+        "RPC",
+        "<https://rpc.example.org/>[](https://rpc.example.org/)",
+        "[https://rpc2.example.org/](https://rpc2.example.org/)",
+        "Symbol",
+        "SOMI",
+    ])
+    assert [u.text for u in split_units(body)] == [
+        "Network details for developers.",
+        "EntryPoint v0.7: [0x0000000071727De22E5E9d8BAf0edAc6f37da032]"
+        "(https://explorer.example/address/0x00)",
+        "Testnet Faucet: <https://faucet.example.org/>",
+        "RPC: <https://rpc.example.org/>, [https://rpc2.example.org/](https://rpc2.example.org/)",
+    ]
+    # a sentence before a link is no label; a link in its own paragraph stays dropped
+    assert [u.text for u in split_units("See the faucet.\n\n<https://faucet.example.org/>")] \
+        == ["See the faucet."]
+
+
 def test_a_flattened_table_keyed_by_values_is_rebuilt():
     # Every row is named by a value: a panic code, not a label.
     cells = ["Panic Code", "Description", "Typical Cause",

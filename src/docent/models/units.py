@@ -86,6 +86,8 @@ def is_chrome(text: str) -> bool:
     """
     if re.fullmatch(r"\*\*[^*]+\*\*:?", text.strip()) or text.rstrip("*_ ").endswith("?"):
         return True
+    if _LABELLED.match(text.strip()):  # "EntryPoint v0.7: [0x0000…](…)": a label, its value
+        return False
     rest = _URL.sub(" ", _LINK.sub(" ", text))
     words = re.findall(r"\w+", rest)
     # A label with its value is content ("EID: 30380"); a lone word is not ("Copy").
@@ -112,7 +114,8 @@ def untag(text: str) -> str:
 
 def _is_label(text: str) -> bool:
     """A short line without a sentence's end, such as a table cell or a caption."""
-    return len(text.split()) < 4 and not text.rstrip("*_`").endswith((".", "!", ":"))
+    return (len(text.split()) < 4 and not text.rstrip("*_`").endswith((".", "!", ":"))
+            and not _LABELLED.match(text))
 
 
 def split_units(body: str) -> list[Unit]:
@@ -123,7 +126,7 @@ def split_units(body: str) -> list[Unit]:
     the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
-    lines = _named_paragraphs(rebuild_tables(body.splitlines()))
+    lines = _labelled_values(_named_paragraphs(rebuild_tables(body.splitlines())))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -302,6 +305,49 @@ def _named_paragraphs(lines: list[str]) -> list[str]:
             ):
                 out.append(f"{label.group(1).strip()}: {following}")
                 i = j + 1
+                continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+# A value line of a crawled key-value list: one link, one URL, one address or one number
+# (a URL in angle brackets may carry the crawl's empty link to itself).
+_VALUE = (
+    r"(?:<https?://\S+>|\[[^\]]{1,120}\]\(\S+\)|https?://\S+|`?0x[0-9a-fA-F]{6,}`?"
+    r"|\d[\d,.]*)"
+)
+_VALUE_LINE = re.compile(rf"^{_VALUE}(?:\[\]\([^)]*\))?$")
+_LABEL = r"[A-Za-z][^!?:;|<>\[\]`#*]{0,48}(?<![.,])"  # "EntryPoint v0.7", no sentence
+_LABEL_LINE = re.compile(rf"^{_LABEL}$")
+_LABELLED = re.compile(rf"^{_LABEL}: {_VALUE}(?:, {_VALUE})*$")
+_EMPTY_LINK = re.compile(r"\[\]\([^)]*\)")
+
+
+def _labelled_values(lines: list[str]) -> list[str]:
+    """A short label standing alone before lines that are each only a link, a URL, an
+    address or a number (a crawl's key-value list or flattened table: "EntryPoint v0.7",
+    then its address; "Google Cloud Faucet", then its URL) becomes one line, "EntryPoint
+    v0.7: [0x0000…](…)", instead of a dropped label and dropped links."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        label = lines[i].strip()
+        alone = i == 0 or not lines[i - 1].strip()
+        if alone and _LABEL_LINE.match(label) and len(label.split()) <= 6:
+            values, j = [], i + 1
+            while True:
+                k = j
+                while k < len(lines) and not lines[k].strip():
+                    k += 1
+                if k >= len(lines) or not _VALUE_LINE.match(lines[k].strip()):
+                    break
+                values.append(lines[k].strip())
+                j = k + 1
+            if values and j - i >= 3:  # each value on a line of its own, after a blank
+                shown = [_EMPTY_LINK.sub("", v) for v in values]  # "<url>[](url)": the url
+                out += [f"{label}: {', '.join(shown)}", ""]
+                i = j
                 continue
         out.append(lines[i])
         i += 1
