@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 
-from docent.retrieval.chunking import chunk_markdown, embedding_text, page_url
+from docent.retrieval.chunking import (
+    chunk_markdown,
+    clean_for_embedding,
+    embedding_text,
+    page_url,
+)
 
 
 def words(text: str) -> int:
@@ -36,6 +41,17 @@ def test_embedding_text_starts_with_title_and_heading_path():
     # Link targets are noise to a vector; the link text stays.
     assert "the limits" in embedding_text(got[0]) and "x.org" not in embedding_text(got[0])
     assert "https://x.org/limits" in got[0].text
+
+
+def test_a_link_whose_text_is_only_here_keeps_the_name_of_its_site():
+    # "request test tokens [here](https://cloud.google.com/...)": the site is what it names
+    text = ("Request test tokens [here](https://cloud.google.com/web3/faucet), 1 STT per day. "
+            "See the [faucet guide](https://docs.example.org/faucet) or [**this link**]"
+            "(https://www.example.org/x).")
+    assert clean_for_embedding(text) == (
+        "Request test tokens here (cloud.google.com), 1 STT per day. See the faucet guide or "
+        "**this link** (example.org).")
+    assert clean_for_embedding("Read it [here](../other-page.md).") == "Read it here."
 
 
 def test_code_fence_is_never_split_and_hash_lines_inside_are_not_headings():

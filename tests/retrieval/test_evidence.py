@@ -15,7 +15,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "passag": 6, "stake": 7, "slash": 2, "epoch": 2, "stak": 9, "memory": 3, "process": 9,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
-        "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1}
+        "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
+        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -236,6 +237,15 @@ def test_a_passage_spelling_out_the_shorthand_of_the_question_states_its_value()
     assert states("How long are the certs valid before renewal?", certificates)
     assert not states("How long are the certs valid before renewal?",
                       "Sessions are short-lived (about 3 months).")
+
+
+def test_the_site_a_here_link_goes_to_is_next_to_the_value():
+    # "Google Cloud" is only in the link's target: the sentence still says it.
+    faucet = ("You can request test tokens [here](https://cloud.google.com/web3/faucet), "
+              "limited to 1 STT per day.")
+    assert states("How much STT does the Google Cloud faucet give per day?", faucet)
+    assert not states("How much STT does the Google Cloud faucet give per day?",
+                      faucet.replace("[here](https://cloud.google.com", "[here](https://x.org"))
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():

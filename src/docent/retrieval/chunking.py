@@ -19,9 +19,27 @@ _BLANKS = re.compile(r"\n{3,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+# A link whose text says nothing of where it goes ("request test tokens [here](https://
+# cloud.google.com/...)"): its site is what it names.
+_BARE_LINK = re.compile(
+    r"\[(\**(?:here|this|link|this\s+link|click\s+here|this\s+page|website|the\s+website)\**)\]"
+    r"\((https?://(?:www\.)?([\w.-]+)[^)]*)\)",
+    re.I,
+)
+
+
+def name_bare_links(text: str) -> str:
+    """`text` with the site of each link whose text is only "here" or "this link" added
+    to that text: "[here (cloud.google.com)](https://cloud.google.com/...)"."""
+    return _BARE_LINK.sub(lambda m: f"[{m.group(1)} ({m.group(3)})]({m.group(2)})", text) \
+        if "](http" in text else text
+
+
 def clean_for_embedding(text: str) -> str:
-    """Markdown minus what only adds noise to a vector: link targets and include paths."""
-    return _BLANKS.sub("\n\n", _INCLUDE.sub("", _LINK.sub(r"\1", text))).strip()
+    """Markdown minus what only adds noise to a vector: link targets (a bare "here" link
+    keeps the name of its site) and include paths."""
+    text = _LINK.sub(r"\1", name_bare_links(text))
+    return _BLANKS.sub("\n\n", _INCLUDE.sub("", text)).strip()
 
 
 def _header(title: str, section_title: str) -> str:

@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from docent.intent import Measure, MeasureKind, measure_of
 from docent.retrieval.bm25 import stem, tokenize
+from docent.retrieval.chunking import name_bare_links
 from docent.retrieval.shorthand import with_shorthand
 from docent.retrieval.tables import rebuild_tables
 from docent.retrieval.types import Hit
@@ -211,7 +212,7 @@ def _segments(text: str) -> tuple[str, ...]:
     passages come back for related questions. A crawled table is read as the answer reads
     it, a row's cells on one line."""
     rows = "\n".join(rebuild_tables(text.splitlines()))
-    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", rows)
+    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", name_bare_links(rows))
     return tuple(s for s in _SEGMENT.split(plain) if s.strip())
 
 
