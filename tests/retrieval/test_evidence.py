@@ -16,7 +16,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
         "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
-        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9}
+        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -246,6 +246,11 @@ def test_the_site_a_here_link_goes_to_is_next_to_the_value():
     assert states("How much STT does the Google Cloud faucet give per day?", faucet)
     assert not states("How much STT does the Google Cloud faucet give per day?",
                       faucet.replace("[here](https://cloud.google.com", "[here](https://x.org"))
+
+
+def test_a_verb_of_getting_is_frame():
+    # "how much can I PULL from the faucet": what is got, not how, is what the value is about
+    assert states("How much STT can I pull from the faucet?", "The faucet gives 1 STT a day.")
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():
