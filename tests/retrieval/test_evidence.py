@@ -96,6 +96,13 @@ def test_a_crawled_table_is_read_a_row_at_a_time():
                             freq, 100)
 
 
+def test_a_number_under_a_money_column_states_money():
+    # "Storage duration | Gas Amount" flattened: the column names what the number is.
+    assert states_kind("money", "1 day — Gas Amount: 40,000")
+    assert states_kind("money", "Fee: 0.5")
+    assert not states_kind("money", "1 day — Slots: 40,000")
+
+
 def test_a_sentence_summing_up_a_list_reads_with_the_list():
     # "All records..." states the value of every record the list above it names; a sentence
     # that does not look back reads only its own neighbourhood.
