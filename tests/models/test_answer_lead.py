@@ -266,6 +266,30 @@ To deploy the contract with Forge, run this command in the terminal:
     assert "run the command." not in answer and "in the terminal." not in answer
 
 
+def test_a_key_points_short_follow_up_announcing_a_command_shows_it():
+    # "...run the Verify command. Copy the address and run:" over the command: the short
+    # follow-up comes with the point, and so does the command it announces.
+    text = """[1] Deploy with Forge > Verify (forge.md)
+To verify my contract with Forge after deploying it, add the explorer to `foundry.toml`:
+
+```toml
+[etherscan]
+explorer = { key = "KEY", url = "https://explorer.example.org/api" }
+chain = 50312
+verify = true
+```
+
+After deploying your contract with Forge, run the verify command. Copy the address and run:
+
+```
+forge verify-contract 0xAddress src/Ballot.sol:Ballot
+```"""
+    answer = compose_answer("How do I verify my contract with Forge after deploying it?",
+                            parse_references(text), fake_vectors(["forge", "verify"]))
+    assert "run the verify command. Copy the address and run: [1]\n\n  ```\n" \
+           "  forge verify-contract 0xAddress" in answer
+
+
 def test_a_command_continued_over_lines_is_one_command():
     # `curl ... \` and its three -H lines: one command, shown under the point announcing it.
     text = """[1] Balances API > Endpoints (api.md)

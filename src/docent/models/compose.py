@@ -145,6 +145,9 @@ def compose_parts(
             if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
                 complete = under is not None
+            elif under is None and more is not None:
+                # "...run the Verify command. Copy the address and run:" over the command
+                under = _short_command(more, cands)
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
