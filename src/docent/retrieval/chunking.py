@@ -31,8 +31,9 @@ _BARE_LINK = re.compile(
 def name_bare_links(text: str) -> str:
     """`text` with the site of each link whose text is only "here" or "this link" added
     to that text: "[here (cloud.google.com)](https://cloud.google.com/...)"."""
-    return _BARE_LINK.sub(lambda m: f"[{m.group(1)} ({m.group(3)})]({m.group(2)})", text) \
-        if "](http" in text else text
+    if "](http" not in text:
+        return text
+    return _BARE_LINK.sub(lambda m: f"[{m.group(1)} ({m.group(3)})]({m.group(2)})", text)
 
 
 def clean_for_embedding(text: str) -> str:
