@@ -32,7 +32,7 @@ _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?"
-    r"(?:default|maximum|minimum|max|min|limit|size|price|cost|fee|length|duration|timeout|"
+    r"(?:default|maximum|minimum|max|min|limit|size|price|pricing|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
@@ -154,6 +154,9 @@ _PHRASE_END = frozenset(
 # "the default THREAD COUNT": a count of threads; not "other spellings count the same"
 _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"
                r"([a-z]\w+)\s+count\b")
+# "the max players a world can host": a count of players
+_MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:number\s+of\s+)?"
+               r"(?!(?:is|was|has|does|this|its|as|us|yes|plus)\b)([a-z]{2,}[a-rt-z]s)\b")
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
          r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
@@ -173,7 +176,8 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("money", re.compile(
         r"\bhow\s+much\s+(?:\w+\s+)?(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
         r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
-        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|cost|"
+        r"|\bhow\s+much\s+(?:gas|fees?)\b"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|pricing|cost|"
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
@@ -185,7 +189,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\bhow\s+(?:large|big)\s+(?:\w+\s+){0,2}?(?:(?:the|a|an|my|our|its|their|your|one"
         r"|each|this|that)\s+)?(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b")),
     # "the default THREAD COUNT": a count of threads
-    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT)),
+    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT + "|" + _MAX_PLURAL)),
     ("number", re.compile(
         r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
@@ -202,7 +206,7 @@ _COUNT_NOT_SIZE = re.compile(
     r"\bhow\s+many\s+(?!(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b)"
 )
 _COUNTED = re.compile(r"\bhow\s+many\s+" + _WORDS + r"|\bnumber\s+of\s+" + _WORDS)
-_COUNT_OF = re.compile(_NOUN_COUNT)
+_COUNT_OF = re.compile(_NOUN_COUNT + "|" + _MAX_PLURAL)
 # Words before what is counted that say which of them, not what they are.
 _MODIFIERS = frozenset(
     """free new different distinct separate extra additional individual unique active

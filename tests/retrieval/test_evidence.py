@@ -307,6 +307,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What percentage of the stake is slashed?", Measure("percent")),
     ("How long is one staking epoch?", Measure("duration")),
     ("What is the mint price of a key?", Measure("money")),
+    ("What's the pricing for the hosted tier?", Measure("money")),
+    ("Is there a monthly limit on how much gas the sponsor covers?", Measure("money", ("gas",))),
+    # "the max players": a count of players, not a value of no kind
+    ("What's the max players one world server can host?", Measure("count", ("players",))),
     ("Which Python version do I need?", Measure("version", ("python",))),
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
     ("What is the address of the ETH/USD price feed?", Measure("number")),
