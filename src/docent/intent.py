@@ -103,7 +103,7 @@ def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first, read from its
     sentences that ask (end in "?") when others set the scene ("Need a header showing how
     long the request took. What's the simplest way?" asks how, not how long)."""
-    text = " ".join(question.split())
+    text = _typed(question)
     sentences = _SENTENCE.split(text)
     asking = [s for s in sentences if s.rstrip().endswith("?")]
     if asking and len(asking) < len(sentences):
@@ -133,6 +133,13 @@ def intent_of(question: str) -> Intent:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# "whats the address", "what’s the fee": how people type "what's"
+_WHATS = re.compile(r"\b(what|where|who|how|that)(?:s|’s)\b", re.I)
+
+
+def _typed(question: str) -> str:
+    """The question with its whitespace collapsed and "whats" / "what’s" read as "what's"."""
+    return _WHATS.sub(r"\1's", " ".join(question.split()))
 MeasureKind = Literal["percent", "version", "duration", "money", "size", "count", "number"]
 
 
@@ -235,7 +242,7 @@ def measure_of(question: str) -> Measure | None:
     value (a percentage, a duration, an amount of money...) and the words naming it."""
     if intent_of(question).kind != "value":
         return None
-    text = " ".join(question.lower().split())
+    text = _typed(question).lower()
     for kind, pattern in _MEASURES:
         if kind == "size" and _COUNT_NOT_SIZE.search(text):
             continue  # "how many storage slots": a count of things that hold data

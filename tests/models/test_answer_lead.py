@@ -238,9 +238,23 @@ def test_statements_about_the_product_are_not_filler(text):
     ("Can the limit be changed per route, and if so, how?", "howto"),
     # a versioned or hyphenated name between "what's the" and what is asked for
     ("What's the ERC-4337 EntryPoint v0.7 address on testnet?", "value"),
+    # typed without the apostrophe, or with a curly one
+    ("whats the contract address for wrapped SOMI on mainnet?", "value"),
+    ("What’s the default port?", "value"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
+
+
+def test_an_address_is_the_value_an_address_question_asks_for():
+    from docent.models.scoring import fits
+    from docent.models.units import Unit
+
+    intent = intent_of("What is the contract address of the wrapped token?")
+    stated = Unit("Wrapped token: [0x046EDe9564A72571df6F5e44d0405360c0f4dCab](https://x.example)",
+                  "prose", 0)
+    assert fits(intent, stated) == 1
+    assert fits(intent, Unit("There is no contract address for the native token.", "prose", 0)) == 0
 
 
 def test_every_key_point_announcing_a_command_shows_it():

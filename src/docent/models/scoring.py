@@ -68,6 +68,7 @@ _FILLER_RE = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s*%|\s*(?:ms|s|kb|mb|gb|tb|x))?(?![\w])", re.I)
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,}")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
@@ -184,7 +185,7 @@ def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bo
     if intent.kind == "value":
         if _definite(measure):
             return states_kind(measure.kind, text)  # "how long": a duration, not any number
-        return bool(_NUMBER.search(text))
+        return bool(_NUMBER.search(text) or _ADDRESS.search(text))  # "what's its address"
     if intent.kind == "name":
         return bool(_INLINE_CODE.search(text) or _IDENTIFIER.search(text))
     if intent.kind == "howto":
