@@ -19,7 +19,7 @@ _HOWTO = re.compile(
     r"|\bhow\s+to\b|\bhow\s+(?:do|does)\s+(?:\w+\s+){0,3}(?:set|configure|enable|make)\b"
     r"|\b(?:what(?:'s|\s+is)|which\s+is)\s+the\s+(?:best|recommended|right|correct|proper|"
     r"simplest|easiest|preferred)\s+way\b"
-    r"|\bis\s+there\s+a\s+way\b|\bwhat\s+(?:do|should)\s+i\s+(?:do|use|run|put|add|write)\b"
+    r"|\bis\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?way\b|\bwhat\s+(?:do|should)\s+i\s+(?:do|use|run|put|add|write)\b"
     r"|\bwhere\s+(?:do|should|can)\s+i\s+(?:put|add|set|configure|define|declare|place)\b"
     r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b"
     # "Can I run both in one process? How?": a bare "how" asks how to

@@ -238,6 +238,7 @@ def test_statements_about_the_product_are_not_filler(text):
     ("Can the limit be changed per route, and if so, how?", "howto"),
     # a versioned or hyphenated name between "what's the" and what is asked for
     ("What's the ERC-4337 EntryPoint v0.7 address on testnet?", "value"),
+    ("Is there a cleaner way to make the dependency run?", "howto"),
     # typed without the apostrophe, or with a curly one
     ("whats the contract address for wrapped SOMI on mainnet?", "value"),
     ("What’s the default port?", "value"),
