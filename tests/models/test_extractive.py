@@ -244,6 +244,11 @@ def test_a_label_standing_before_its_links_or_address_is_one_unit_with_them():
         "Testnet Faucet: <https://faucet.example.org/>",
         "RPC: <https://rpc.example.org/>, [https://rpc2.example.org/](https://rpc2.example.org/)",
     ]
+    # a table's header and a row of named links are no label and its values: "CEX",
+    # "DEX", then "[Binance](…)", "Quickswap" say nothing of the kind "DEX: Binance" would
+    table = "\n\n".join(["CEX", "DEX", "[Binance](https://binance.example/)", "Quickswap",
+                          "[Bitget](https://bitget.example/)"])
+    assert not any("DEX:" in u.text or "Quickswap:" in u.text for u in split_units(table))
     # a sentence before a link is no label; a link in its own paragraph stays dropped
     assert [u.text for u in split_units("See the faucet.\n\n<https://faucet.example.org/>")] \
         == ["See the faucet."]

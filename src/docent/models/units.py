@@ -311,11 +311,13 @@ def _named_paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-# A value line of a crawled key-value list: one link, one URL, one address or one number
-# (a URL in angle brackets may carry the crawl's empty link to itself).
+# A value line of a crawled key-value list: one URL, one address or one number, bare or as
+# a link's text (a URL in angle brackets may carry the crawl's empty link to itself). A
+# link named otherwise ("[Binance](…)") is a cell of a table, not a label's value: "CEX",
+# "DEX", then "[Binance](…)", "Quickswap" are a header and a row.
 _VALUE = (
-    r"(?:<https?://\S+>|\[[^\]]{1,120}\]\(\S+\)|https?://\S+|`?0x[0-9a-fA-F]{6,}`?"
-    r"|\d[\d,.]*)"
+    r"(?:<https?://\S+>|\[(?:https?://[^\]\s]{1,120}|`?0x[0-9a-fA-F]{6,}`?)\]\(\S+\)"
+    r"|https?://\S+|`?0x[0-9a-fA-F]{6,}`?|\d[\d,.]*)"
 )
 _VALUE_LINE = re.compile(rf"^{_VALUE}(?:\[\]\([^)]*\))?$")
 _LABEL = r"[A-Za-z][^!?:;|<>\[\]`#*]{0,48}(?<![.,])"  # "EntryPoint v0.7", no sentence
