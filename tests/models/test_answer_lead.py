@@ -396,6 +396,33 @@ def test_the_best_example_is_shown_though_a_key_point_introduces_a_weaker_block(
     assert "- For a base64 request you will receive a response like: [2]\n\n  ```json\n" in answer
 
 
+def test_a_clearly_better_example_shows_after_the_block_the_lead_announces():
+    # The lead announces a URL; the code that documents the callback is the example asked for.
+    text = """[1] Callbacks > The callback URL (callbacks.md)
+Your API later sends a callback request to the callback URL of the external API:
+
+```
+https://www.external.org/events/invoices/2expen51ve
+```
+
+[2] Callbacks > Document the callback (callbacks.md)
+```python
+callback_router = APIRouter()
+
+@callback_router.post("{$callback_url}/invoices/{$request.body.id}")
+def invoice_notification(body: InvoiceEvent):
+    pass
+
+@app.post("/invoices/", callbacks=callback_router.routes)
+def create_invoice(invoice: Invoice, callback_url: HttpUrl | None = None):
+    return {"msg": "Invoice received"}
+```"""
+    answer = compose_answer("How do I document the callback request my API sends to the callback URL?",
+                            parse_references(text), fake_vectors(["callback", "invoice"]))
+    assert "Example [1]:\n\n```\nhttps://www.external.org/events" in answer
+    assert "Example [2]:\n\n```python\ncallback_router = APIRouter()" in answer
+
+
 def test_a_diagram_is_never_shown():
     text = """[1] Behind a proxy (proxy.md)
 The proxy strips the path prefix before the request reaches the app, so the docs UI must fetch the schema at the prefixed path:

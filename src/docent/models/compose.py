@@ -6,7 +6,7 @@ and whether it is the kind of statement the question asks for). The answer leads
 best statement that is not about the docs themselves and does not announce something
 ("...as follows:") it cannot show; then the list it announces, an example (the code the
 lead introduces, or the best on-topic code block when no chosen statement introduces one
-or only a weaker one),
+or only a weaker one, and that best block after the lead's own when it is clearly better),
 and as key points the statements of the relevant passages that belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
 is the rest of a short list two of whose items are key points, and a nested item with the
@@ -113,6 +113,16 @@ def compose_parts(
         ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
+    extra = None
+    if code is not None:
+        # The block the lead announces (a URL, a sample reply) does not keep away a clearly
+        # better example (the code that does what the question asks).
+        best = _on_topic_code(cands, lead, points, intent)
+        # not one a key point introduces: that one shows under its point
+        introduced = {id(_code_of(p, at)) for p in points}
+        if (best is not None and best is not code and id(best) not in introduced
+                and best.score > code.score + _BETTER_CODE):
+            extra = best
     if code is None:
         # A key point's own block (a sample response) does not keep away a clearly better
         # example (the model config the question asks for).
@@ -131,6 +141,8 @@ def compose_parts(
         parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted)]
+    if extra:
+        parts += ["", f"Example [{extra.ref.n}]:", "", excerpt(extra.unit.text, wanted)]
     if points:
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
