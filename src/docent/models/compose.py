@@ -113,24 +113,16 @@ def compose_parts(
         ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
+    # The block the lead or a key point announces (a URL, a sample reply) does not keep away
+    # a clearly better example (the code that does what the question asks); one a key
+    # point introduces shows under that point instead.
+    best = _on_topic_code(cands, lead, points, intent)
     extra = None
-    if code is not None:
-        # The block the lead announces (a URL, a sample reply) does not keep away a clearly
-        # better example (the code that does what the question asks).
-        best = _on_topic_code(cands, lead, points, intent)
-        # not one a key point introduces: that one shows under its point
-        introduced = {id(_code_of(p, at)) for p in points}
-        if (best is not None and best is not code and id(best) not in introduced
-                and best.score > code.score + _BETTER_CODE):
-            extra = best
     if code is None:
-        # A key point's own block (a sample response) does not keep away a clearly better
-        # example (the model config the question asks for).
-        best = _on_topic_code(cands, lead, points, intent)
-        if nested is None or (
-            best is not None and best is not nested and best.score > nested.score + _BETTER_CODE
-        ):
+        if nested is None or _clearly_better(best, nested):
             code = best
+    elif _clearly_better(best, code) and all(_code_of(p, at) is not best for p in points):
+        extra = best
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -169,6 +161,11 @@ def compose_parts(
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
+    """Whether `code` is another block scoring `_BETTER_CODE` more than `than`."""
+    return code is not None and code is not than and code.score > than.score + _BETTER_CODE
 
 
 def _cite(ref: Reference) -> str:

@@ -242,8 +242,8 @@ class HybridRetriever:
             return True
         # A long scene before the question ("Our security team wants /docs switched off in
         # prod for security reasons.") dilutes it: the question alone may be covered.
-        asked = asked_part(query)
-        return asked != query and self.coverage(asked, hits, fingerprint) >= self.min_coverage
+        alone = asked_part(query)
+        return alone != query and self.coverage(alone, hits, fingerprint) >= self.min_coverage
 
     def states_value(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
         """Whether the hits state the value `query` asks for, if it asks for one (see
