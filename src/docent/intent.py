@@ -48,10 +48,8 @@ _VALUE = re.compile(
     rf"|\b(?:{_COST_WORDS})\b",
     re.I,
 )
-# "How can Somnia CHARGE less gas...?" asks how something works, not what it costs: a bare
-# cost word counts as asking for a value only outside a how-question.
-_BARE_COST = re.compile(_COST_WORDS, re.I)
-_MECHANISM = re.compile(r"^\s*how\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
+# "How can Somnia CHARGE less gas...?" asks how something works, not what it costs.
+_MECHANISM = re.compile(r"\bhow\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 _NAME_NOUNS = (
     r"variable|setting|option|parameter|param|argument|flag|command|function|class|method|"
     r"decorator|header|field|key|file|endpoint|event|status(?:\s+code)?|code|type|tool|"
@@ -112,8 +110,10 @@ def intent_of(question: str) -> Intent:
         return Intent("concept")
     if _OUTCOME.search(text):
         return Intent("outcome")
+    # A value asked inside a how-question's own sentence is part of the how: "how do I work
+    # out HOW MUCH STT to send", "how does the pool decide WHAT PRICE a swap gets".
     value = next((m for m in _VALUE.finditer(text)
-                  if not (_MECHANISM.match(text) and _BARE_COST.fullmatch(m.group()))), None)
+                  if not _MECHANISM.search(_SENTENCE.split(text[: m.start()])[-1])), None)
     if value:
         name = _NAME.search(text)
         # "Which settings control how long it waits?": the name is asked for, the value

@@ -294,6 +294,19 @@ def test_a_how_question_about_charging_less_asks_for_no_value():
     assert measure_of("What does Somnia charge for storage?") == Measure("money")
 
 
+def test_a_value_inside_a_how_question_is_part_of_the_how():
+    # "how do I work out HOW MUCH STT to send": the answer is the way, not a sum of STT.
+    for question in (
+        "In my VRF consumer contract, how do I work out how much STT to send with the request?",
+        "There's no order book, so how does the pool decide what price a swap gets?",
+    ):
+        assert measure_of(question) is None, question
+        assert states(question, "Call the contract's price function before requesting.")
+    # A value asked in its own sentence, or before the how, is still asked.
+    assert measure_of("How does the base fee change? What is the maximum fee?") is not None
+    assert measure_of("What's the default port, and how do I change it?") == Measure("number")
+
+
 def test_a_question_asking_for_no_value_always_passes():
     assert states("How do I deploy docent?", "Nothing here.")
     assert measure_of("How do I deploy docent?") is None
