@@ -46,6 +46,17 @@ def test_names_the_corpus_never_uses_are_reported():
     assert names("How do I validate JWTs, BTW?") == []
 
 
+def test_a_coined_compound_in_the_asking_sentence_names_a_technology():
+    # Lower case and hyphenated, so no name by its look; but none of its words is the docs'.
+    assert names("How do I turn on permessage-deflate for the streaming endpoint?") == [
+        "permessage-deflate"]
+    assert names("Are brotli-precompressed files served?") == ["brotli-precompressed"]
+    # A compound with a word the docs use is a plain word ("server-sent" events).
+    assert names("How do I turn on server-deflate for the endpoint?") == []
+    # Setting the scene, it is the user's own: "our cluster is air-gapped".
+    assert names("Our cluster is air-gapped. How do I read backend files?") == []
+
+
 def test_a_name_only_the_release_notes_use_is_unknown():
     # A changelog line ("Add docs for Azure Functions") documents nothing about the thing.
     index = KeywordIndex([

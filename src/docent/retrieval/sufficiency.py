@@ -102,6 +102,9 @@ def unknown_names(
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
         before = question[: m.start()]
+        if _coined(word, question, m.start(), doc_freq, raw_words, changelog_only):
+            unknown.append(word)
+            continue
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
@@ -120,6 +123,21 @@ def unknown_names(
         if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
             unknown.append(word)
     return unknown
+
+
+def _coined(word: str, question: str, at: int, doc_freq: Mapping[str, int],
+            raw_words: Collection[str], changelog_only: Changelog) -> bool:
+    """Whether `word` (at `at` in `question`) is a lower-case compound none of whose words
+    the docs use ("permessage-deflate", "brotli-precompressed") in a sentence that asks: it
+    names a technology. In a sentence setting the scene ("our cluster is air-gapped") it
+    is the user's own."""
+    pieces = word.lower().split("-")
+    if len(pieces) < 2 or not all(len(p) > 2 and p.isalpha() for p in pieces):
+        return False
+    start = max((s.end() for s in _SENTENCE_END.finditer(question, 0, at)), default=0)
+    end = _SENTENCE_END.search(question, at)
+    asking = question[start : end.start() if end else len(question)].rstrip().endswith("?")
+    return asking and not any(_uses(p, doc_freq, raw_words, changelog_only) for p in pieces)
 
 
 def _compound(word: str) -> list[str]:
