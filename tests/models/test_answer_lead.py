@@ -437,3 +437,15 @@ Set `root_path` to the prefix so the docs UI fetches the schema through the prox
                             parse_references(text), fake_vectors(["proxy", "prefix"]))
     assert "`root_path`" in answer
     assert "mermaid" not in answer and "graph LR" not in answer
+
+
+def test_the_sentence_that_asks_outweighs_the_scene_before_it():
+    # The whole question is about deploying (its scene); the sentence that asks is about
+    # the timeout. Ranked by the whole question's vector, the scene's statement would lead.
+    text = """[1] Operations (ops.md)
+Deploys run on Fridays.
+
+The request timeout is 30 seconds."""
+    question = "We deploy on Fridays and the deploy takes a while. What is the request timeout?"
+    answer = compose_answer(question, parse_references(text), fake_vectors(["deploy", "timeout"]))
+    assert lead_statement(answer).startswith("The request timeout is 30 seconds.")

@@ -354,9 +354,12 @@ class TopicEmbedder:
         self.calls = []
 
     def embed(self, texts):
+        self.calls.append(list(texts))
+        return self._topics(texts)
+
+    def _topics(self, texts):
         import numpy as np
 
-        self.calls.append(list(texts))
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             hit = next((i for i, t in enumerate(self.topics) if t in text.lower()), len(self.topics))
@@ -364,8 +367,9 @@ class TopicEmbedder:
         return out
 
     def embed_spans(self, texts, spans):
-        parts = [self.embed([t[a:b] for a, b in s]) for t, s in zip(texts, spans, strict=True)]
-        return self.embed(texts), parts
+        whole = self.embed(texts)  # one model run; a span is read from it, not embedded
+        parts = [self._topics([t[a:b] for a, b in s]) for t, s in zip(texts, spans, strict=True)]
+        return whole, parts
 
     def count_tokens(self, text):
         return len(text.split())

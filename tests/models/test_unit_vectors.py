@@ -250,7 +250,7 @@ def test_a_unit_its_stored_table_lacks_is_embedded_at_answer_time():
     body = f"{stored}\n\n{lacking}"
 
     class Index:
-        def query_vector(self, text):
+        def focus_vector(self, text):
             return embedder.embed([text])[0]
 
         def unit_vectors(self, chunk_ids):

@@ -20,6 +20,7 @@ import numpy as np
 from docent.models.units import Unit, split_units
 from docent.retrieval.chunking import clean_for_embedding, embedding_text
 from docent.retrieval.embeddings import Embedder, Span
+from docent.retrieval.focus import question_vectors
 from docent.retrieval.store import UnitVectors
 from docent.retrieval.types import Chunk
 
@@ -134,8 +135,9 @@ def encode(
 class UnitIndex(Protocol):
     """What the retriever offers the answerer: the vectors it already has."""
 
-    def query_vector(self, text: str) -> np.ndarray:
-        """The vector of a search query (cached: the search just embedded it)."""
+    def focus_vector(self, text: str) -> np.ndarray:
+        """A search query's vector leaning to its asking part (see docent.retrieval.focus;
+        cached: the search just embedded the query)."""
         ...
 
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
@@ -156,10 +158,11 @@ class AnswerVectors:
         self.index = index
 
     def question(self, text: str) -> np.ndarray:
-        """The question's vector."""
+        """The question's vector to rank statements by: leaning to the sentence that asks,
+        when others set the scene first (see docent.retrieval.focus)."""
         if self.index is not None:
-            return self.index.query_vector(text)
-        return self.embedder.embed([" ".join(text.split())])[0]
+            return self.index.focus_vector(text)
+        return question_vectors(self.embedder, text)[1]
 
     def units(self, passages: Sequence[tuple[str | None, str, str]]) -> list[UnitVectors]:
         """Unit vectors of each (chunk id or None, heading, body) passage, in order."""

@@ -77,8 +77,8 @@ class RecoveringRetriever:
     def count(self) -> int:
         return self._call(lambda r: r.count())
 
-    def query_vector(self, text: str) -> np.ndarray:
-        return self._call(lambda r: r.query_vector(text))
+    def focus_vector(self, text: str) -> np.ndarray:
+        return self._call(lambda r: r.focus_vector(text))
 
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         return self._call(lambda r: r.unit_vectors(chunk_ids))

@@ -19,6 +19,7 @@ from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.evidence import states_value
 from docent.retrieval.exact import VectorTable
+from docent.retrieval.focus import question_vectors
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
@@ -35,7 +36,7 @@ from docent.retrieval.sufficiency import (
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 log = logging.getLogger(__name__)
-_QUERY_VECTORS = 1024  # recent query vectors kept (1.5 KB each)
+_QUERY_VECTORS = 1024  # recent questions whose vectors are kept (1.5 KB each, 3 KB with a scene)
 # Unknown words that move the question's vector less than this are incidental paraphrase.
 _INCIDENTAL_SHIFT = 0.1
 # ... and unknown names that move it less than this are the user's own, named in passing
@@ -126,7 +127,8 @@ class HybridRetriever:
         self._settled.set()
         self._index_dir = keyword_store.index_dir(settings)
         # Query vectors by text: the answerer reads the question's vector the search made.
-        self._vectors: LRUCache[str, np.ndarray] = LRUCache(maxsize=_QUERY_VECTORS)
+        self._vectors: LRUCache[str, tuple[np.ndarray, np.ndarray]] = LRUCache(
+            maxsize=_QUERY_VECTORS)
         self._vectors_lock = threading.Lock()
         # Both keyed by chunk id, emptied when the collection's fingerprint changes.
         self._unit_tables: LRUCache[str, UnitVectors] = LRUCache(maxsize=_UNIT_TABLES)
@@ -180,14 +182,22 @@ class HybridRetriever:
 
     def query_vector(self, text: str) -> np.ndarray:
         """The embedding of `text` (whitespace-normalised), from a small cache when recent."""
+        return self._question_vectors(text)[0]
+
+    def focus_vector(self, text: str) -> np.ndarray:
+        """`text`'s vector leaning to the sentence that asks (see docent.retrieval.focus),
+        from the same model run as `query_vector`'s."""
+        return self._question_vectors(text)[1]
+
+    def _question_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         text = " ".join(text.split())
         with self._vectors_lock:
-            vector = self._vectors.get(text)
-        if vector is None:
-            vector = self.embedder.embed([text])[0]
+            vectors = self._vectors.get(text)
+        if vectors is None:
+            vectors = question_vectors(self.embedder, text)
             with self._vectors_lock:
-                self._vectors[text] = vector
-        return vector
+                self._vectors[text] = vectors
+        return vectors
 
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         """Stored answer-unit vectors by chunk id (see docent.models.unit_vectors)."""
