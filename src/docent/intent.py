@@ -236,6 +236,23 @@ _SIZE_MODIFIERS = frozenset(
 )
 
 
+# Words of a question about the project's releases: what changed ("no longer parsed"),
+# since when, after an upgrade. A changelog's entries answer such questions; they explain
+# nothing else.
+_RELEASES = re.compile(
+    r"\b(?:releases?|released|versions?|changelog|change\s*log|deprecat\w*|since|when|added"
+    r"|introduced|removed|changed|breaking|upgrad\w*|bump\w*|migrat\w*|no\s+longer|any\s?more"
+    r"|used\s+to|stopped)\b",
+    re.I,
+)
+
+
+def about_releases(question: str) -> bool:
+    """Whether `question` asks about the project's releases or changes ("Which release
+    added...?", "After bumping fastapi..."), for which a changelog entry may lead."""
+    return bool(_RELEASES.search(question))
+
+
 @lru_cache(maxsize=4096)
 def measure_of(question: str) -> Measure | None:
     """What a question asking for a value measures (None for other questions): the kind of

@@ -449,3 +449,25 @@ The request timeout is 30 seconds."""
     question = "We deploy on Fridays and the deploy takes a while. What is the request timeout?"
     answer = compose_answer(question, parse_references(text), fake_vectors(["deploy", "timeout"]))
     assert lead_statement(answer).startswith("The request timeout is 30 seconds.")
+
+
+CHANGELOG_AND_GUIDE = """[1] Release Notes > 0.81.0 > Docs (release-notes.md)
+- 📝 Update docs for HTTP Basic Auth with `secrets.compare_digest()` for non-ASCII passwords.
+
+[2] HTTP Basic Auth > Check the username (security/http-basic-auth.md)
+Check the username and password with `secrets.compare_digest()`, which resists timing attacks."""
+
+
+def test_a_changelog_entry_leads_only_an_answer_about_releases():
+    refs = parse_references(CHANGELOG_AND_GUIDE)
+    vectors = fake_vectors(["compare_digest"])
+    why = compose_answer("Why does HTTP Basic Auth use secrets.compare_digest() for passwords?",
+                         refs, vectors)
+    assert lead_statement(why).startswith("Check the username and password")
+    assert "📝 Update docs" in why  # still a key point
+    when = compose_answer("Which release updated the HTTP Basic Auth docs for "
+                          "secrets.compare_digest() with non-ASCII passwords?", refs, vectors)
+    assert lead_statement(when).startswith("📝 Update docs for HTTP Basic Auth")
+    changed = compose_answer("Why does secrets.compare_digest() no longer fail on non-ASCII "
+                             "passwords in the HTTP Basic Auth docs?", refs, vectors)
+    assert lead_statement(changed).startswith("📝 Update docs for HTTP Basic Auth")

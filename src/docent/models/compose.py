@@ -4,7 +4,8 @@ Every passage is cut into units (sentences, list items, table rows, code blocks)
 unit is scored against the question (`docent.models.scoring`: meaning, words, page rank,
 and whether it is the kind of statement the question asks for). The answer leads with the
 best statement that is not about the docs themselves and does not announce something
-("...as follows:") it cannot show; then the list it announces, an example (the code the
+("...as follows:") it cannot show, and is no changelog entry unless the question is about
+releases; then the list it announces, an example (the code the
 lead introduces, or the best on-topic code block when no chosen statement introduces one
 or only a weaker one, and that best block after the lead's own when it is clearly better),
 and as key points the statements of the relevant passages that belong with it, in document
@@ -25,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
-from docent.intent import Intent, intent_of
+from docent.intent import Intent, about_releases, intent_of
 from docent.models.scoring import Candidate, candidates, is_continuation, score, source_of
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
@@ -90,9 +91,13 @@ def compose_parts(
         return
     intent = intent_of(question)
     cands = score(question, intent, cands, refs, vectors)
+    # A changelog entry ("📝 Update docs for HTTP Basic Auth with `secrets.compare_digest()`")
+    # leads only an answer about releases: it says what changed, not how anything works.
+    entry_leads = about_releases(question)
     lead = max(
         (c for c in cands if not c.unit.is_code),
         key=lambda c: (
+            entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands),
             c.score - _CONTINUED * is_continuation(c.unit.text),
         ),
