@@ -190,6 +190,26 @@ def test_inline_html_in_prose_shows_as_its_text():
         "See [the guide](https://example.com/a) or `app.get`"]
 
 
+def test_an_html_table_in_a_table_cell_reads_as_its_rows():
+    # FastAPI's metadata page nests a <details><table> in a markdown table's cell; the
+    # answer showed "...used for the API.</td></tr><tr><td>`identifier`</td>...".
+    body = ("| Parameter | Type | Description |\n|---|---|---|\n"
+            "| `license_info` | `dict` | The license information. <details><summary>"
+            "<code>license_info</code> fields</summary><table><thead><tr><th>Parameter</th>"
+            "<th>Type</th></tr></thead><tbody><tr><td><code>name</code></td><td><code>str"
+            "</code></td><td>The license name.</td></tr><tr><td><code>url</code></td><td>"
+            "<code>str</code></td><td>A URL to the license</td></tr></tbody></table>"
+            "</details> |\n\n"
+            "<details>\n<summary>Dockerfile Preview</summary>\n\n```Dockerfile\n"
+            "FROM python:3.14\n```\n\n</details>\n")
+    assert [u.text for u in split_units(body)] == [
+        "`license_info` — Type: `dict` — Description: The license information. "
+        "`license_info` fields: `name` — `str` — The license name. "
+        "`url` — `str` — A URL to the license.",
+        "Dockerfile Preview:",  # announces the block it opens
+        "```Dockerfile\nFROM python:3.14\n```"]
+
+
 def test_a_list_item_naming_its_nested_items_is_one_statement_with_them():
     # A definition list: the label says what, its nested items say what it is.
     body = ("* `datetime.timedelta`:\n"

@@ -34,6 +34,14 @@ _TAGGED = re.compile(
 _HTML_CODE = re.compile(r"<code\b[^<>]*>([^<>`]+)</code\s*>", re.I)
 _HTML_LINK = re.compile(r"<a\b[^<>]*?\bhref=\"([^\"<>\s]+)\"[^<>]*>([^<>\[\]]+)</a\s*>", re.I)
 _BREAK = re.compile(r"<br\s*/?>", re.I)
+# An HTML table or a collapsed <details> block inside a markdown table's cell (FastAPI's
+# `license_info` fields): read as its rows, each cell after the other, without its header.
+_SUMMARY = re.compile(r"<summary\b[^<>]*>(.*?)</summary\s*>", re.I | re.S)
+_TABLE_HEAD = re.compile(r"<thead\b.*?</thead\s*>", re.I | re.S)
+_CELL_BREAK = re.compile(r"</t[dh]\s*>\s*<t[dh]\b[^<>]*>", re.I)
+_ROW_END = re.compile(r"(?<![.!?:])\s*</tr\s*>", re.I)
+_LAST_CELL = re.compile(r"</t[dh]\s*>\s*(?=</tr\b)", re.I)
+_BLOCK_TAG = re.compile(r"</?(?:table|thead|tbody|tfoot|tr|td|th|details)\b[^<>]*>", re.I)
 
 
 @dataclass(frozen=True)
@@ -108,8 +116,19 @@ def untag(text: str) -> str:
         # Nested elements, from the inside out.
         while (plain := _TAGGED.sub(r"\2", _HTML_LINK.sub(r"[\2](\1)", part))) != part:
             part = plain
-        parts[i] = part
-    return "".join(parts)
+        parts[i] = _untable(part)
+    return "".join(parts).strip()
+
+
+def _untable(text: str) -> str:
+    """`text` with the markup of an HTML table or <details> block replaced: its summary as
+    a label ("`license_info` fields:"), its rows as statements, cells joined by dashes."""
+    if "<t" not in text and "<d" not in text and "<s" not in text:
+        return text
+    text = _SUMMARY.sub(lambda m: f"{m.group(1).strip().rstrip(':')}: ", text)
+    text = _CELL_BREAK.sub(" — ", _TABLE_HEAD.sub(" ", text))
+    text = _BLOCK_TAG.sub(" ", _ROW_END.sub(".", _LAST_CELL.sub("", text)))
+    return re.sub(r"\s{2,}", " ", text)
 
 
 def _is_label(text: str) -> bool:
