@@ -353,3 +353,35 @@ def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(
     # a question whose own words are not covered is still refused
     assert retriever.search(
         scene + "Does ZQX_TURBO_MODE pass quarterly compliance audits by reviewers?", 3) == []
+
+
+def _two_section_pages(tmp_path, rivals: int):
+    pad = " ".join(f"word{i}" for i in range(60))  # sections big enough to stay chunks
+    files = {f"{t}-{i}.md": f"# {t.title()} {i}\n\nNotes about {t} number {i}.\n"
+             for t in TOPICS for i in range(3)}
+    files["wsgi.md"] = (
+        f"# Including WSGI\n\n## Check it\n\nRequests under the path go to the Flask app. {pad}\n\n"
+        f"## Using the middleware\n\nWrap the Flask app in WSGIMiddleware and mount it. {pad}\n")
+    files["routers.md"] = (
+        f"# Routers\n\n## Mount\n\nMount a Flask app under a path with WSGIMiddleware: mount the "
+        f"Flask app. {pad}\n\n## Flask\n\nFlask blueprints and a path: mount a Flask app. {pad}\n")
+    for n in range(rivals):  # other pages that outrank a page's second chunk
+        files[f"flask-{n}.md"] = f"# Flask {n}\n\nA Flask app mounted under a path. {pad}\n"
+    return write_docs(tmp_path / "docs", files)
+
+
+@pytest.mark.parametrize("rivals", [0, 4])
+def test_a_pages_second_chunk_joins_when_it_ranks_among_the_first_2k(
+    tmp_path, data_settings, fake_embedder, rivals
+):
+    # One chunk a page in the top k; a second one of a page other than the best (whose
+    # further chunks `expand` adds) comes after them when it ranks among the first 2 k.
+    ingest_path(_two_section_pages(tmp_path, rivals), data_settings, embedder=fake_embedder,
+                progress=False)
+    retriever = _retriever(data_settings, fake_embedder, expand=0)
+    query = "How do I mount a Flask app under a path with WSGIMiddleware?"
+    found = [(h.chunk.source_file, h.chunk.section_title.split(" > ")[-1])
+             for h in retriever.search(query, 2)]
+    top = [("routers.md", "Mount"), ("wsgi.md", "Using the middleware")]
+    assert found == (top + [("wsgi.md", "Check it")] if rivals == 0 else top)
+    assert [h.chunk.source_file for h in retriever.search(query, 1)] == ["routers.md"]
