@@ -14,3 +14,10 @@ def test_an_acronyms_plural_is_its_singular_not_two_parts():
     # "LPs" split as camel case gave "l" and "ps", which no passage saying "LP" holds.
     assert tokenize("LPs earn fees") == tokenize("LP earn fees") == ["lp", "earn", "fee"]
     assert tokenize("JWTs APIs NFTs") == ["jwt", "api", "nft"]
+
+
+def test_what_a_contraction_leaves_of_its_verb_is_no_term():
+    # "We're" and "doesn't" gave the terms "re" and "doesn", which weighed in what a
+    # question asks about as much as a rare word of the docs.
+    assert tokenize("We're sure you'll see it") == ["sure", "see"]
+    assert not {"doesn", "isn", "ve"} & set(tokenize("It doesn't, isn't and I've"))

@@ -11,6 +11,7 @@ STOPWORDS = frozenset(
     it its me my of on or our should so than that the their them then there these they this
     those to was we were what when where which who why will with would you your about also
     any use using used get set make way want need there's it's what's i'm
+    re ve ll doesn don isn aren wasn weren hasn haven hadn wouldn shouldn couldn didn
     """.split()
 )
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")

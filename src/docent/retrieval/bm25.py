@@ -17,12 +17,14 @@ RAW_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9/_.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]*[A-Z]s")  # APIs, JWTs, LPs, NFTs
-# bm25s's English list plus question words, which say nothing about a passage.
+# bm25s's English list plus question words, which say nothing about a passage, and what
+# a contraction leaves of its verb ("doesn't", "we're": "doesn", "re").
 _STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their "
     "then there these they this to was will with i me my we our you your he she him her its "
     "do does did doing can could should would how what when where which who whom why "
-    "have has had having am been being from so than too very just about".split()
+    "have has had having am been being from so than too very just about "
+    "re ve ll doesn don isn aren wasn weren hasn haven hadn wouldn shouldn couldn didn".split()
 )
 
 
