@@ -237,6 +237,10 @@ def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
     assert unnamed_features("What's the built-in admin way to edit rows?", passages) == [
         "admin way"]
     assert unnamed_features("Is its built-in response cache feature enough?", passages) == []
+    # What the user moves away from is not what they ask about.
+    assert unnamed_features("How do I edit rows in my own UI instead of the built-in admin "
+                            "panel?", passages) == []
+    assert unnamed_features("Can I edit rows without the built-in admin panel?", passages) == []
 
 
 def test_without_removes_the_words_and_tidies_spaces():

@@ -170,6 +170,10 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
 
 # "turn on FastAPI's BUILT-IN ADMIN PANEL so I can...": up to three words after it.
 _PRESUMED = re.compile(r"(?:'s|\bthe|\bits)\s+built-?in\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+_AWAY_FROM = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|other\s+than|apart\s+from|besides|without|not|n't)\s*$",
+    re.I,
+)
 _NO_FEATURE = frozenset(
     stem(w) for w in """way ways method methods approach option options solution mechanism
     feature features functionality capability support""".split()
@@ -188,6 +192,8 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
     texts: list[str] | None = None
     unnamed = []
     for m in _PRESUMED.finditer(question):
+        if _AWAY_FROM.search(question, 0, m.start()):
+            continue  # "deploy through MetaMask instead of the built-in Remix VM": not asked about
         phrase = " ".join(m.group(1).split())
         cut = _NOT_A_NAME.search(phrase)
         feature = phrase[: cut.start()].strip() if cut else phrase
