@@ -258,6 +258,9 @@ def test_the_site_a_here_link_goes_to_is_next_to_the_value():
 def test_a_verb_of_getting_is_frame():
     # "how much can I PULL from the faucet": what is got, not how, is what the value is about
     assert states("How much STT can I pull from the faucet?", "The faucet gives 1 STT a day.")
+    # "ends up with validators": goes to them
+    assert states("What share of the fees ends up with validators?",
+                  "50% of all fees are distributed to validators.")
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():

@@ -106,7 +106,8 @@ _FRAME = frozenset(
     around typically usually normally generally stay stays remain remains become becomes
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
-    mentioned pull pulls grab grabs obtain obtains receive receives""".split()
+    mentioned pull pulls grab grabs obtain obtains receive receives end ends ended
+    """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
 # "21 validators"), never as "people".
