@@ -16,7 +16,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
         "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
-        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1}
+        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
