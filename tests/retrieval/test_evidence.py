@@ -425,3 +425,18 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
 ])
 def test_what_states_a_value_of_a_kind(kind, text, stated):
     assert states_kind(kind, text) is stated
+
+
+def test_it_pointing_back_to_a_scene_sentence_means_what_that_sentence_names():
+    # "We're stuck on Python 3.9 in production for now. Which release dropped it?": "it" is
+    # Python 3.9, not being stuck or production.
+    freq = {"stuck": 1, "production": 1, "python": 5, "3.9": 2}
+    question = ("We're stuck on Python 3.9 in production for now. Which FastAPI release was the "
+                "first one that no longer supports it?")
+    entry = Hit(Chunk("c1", "release-notes.md", "Release Notes", "0.129.0 > Breaking Changes",
+                      "", "", "Drop support for Python 3.9."), 0.5)
+    assert states_value(question, [entry], freq, 100)
+    # In the same sentence, the clause before is read whole ("..., and what share is that?").
+    assert not states_value("We're stuck on Python 3.9 in production for now, so which "
+                            "FastAPI release was the first one that no longer supports it?",
+                            [entry], freq, 100)

@@ -128,6 +128,7 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      r"|\s+(?:and|or|but)\s+(?=(?:how|what|which|where|why|who|is|are|was|were"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
                      re.I)
+_NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
@@ -233,7 +234,14 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
             continue
         # "How many tokens go to the community, and what percent of the supply is
         # THAT?": its subject is in the clause before.
-        clause = " ".join(parts[i - 1 : i + 1]) if i and _REFERS_BACK.search(part) else part
+        clause = part
+        if i and _REFERS_BACK.search(part):
+            before = parts[i - 1]
+            if before.rstrip().endswith((".", "!")):
+                # A sentence setting the scene ("We're stuck on Python 3.9 in production for
+                # now. Which release dropped IT?"): "it" is a thing it names, not its words.
+                before = " ".join(_NAME_LIKE.findall(before))
+            clause = f"{before} {part}"
         found.append((clause, asked))
     return found or [(question, measure)]
 
