@@ -123,7 +123,8 @@ def untag(text: str) -> str:
 def _untable(text: str) -> str:
     """`text` with the markup of an HTML table or <details> block replaced: its summary as
     a label ("`license_info` fields:"), its rows as statements, cells joined by dashes."""
-    if "<t" not in text and "<d" not in text and "<s" not in text:
+    low = text.lower()
+    if "<t" not in low and "<d" not in low and "<s" not in low:
         return text
     text = _SUMMARY.sub(lambda m: f"{m.group(1).strip().rstrip(':')}: ", text)
     text = _CELL_BREAK.sub(" — ", _TABLE_HEAD.sub(" ", text))

@@ -5,8 +5,8 @@ roughly how much RAM will the app use?": the scene outweighs the question in the
 question's vector. The answerer ranks statements by the normalised sum of the whole's
 vector and the asking part's (`docent.retrieval.sufficiency.asked_part`), and that part's
 vector is the mean of its tokens' states in the same model run, so it costs no model time
-of its own. Search keeps the whole question's vector: leaning it to the asking part found
-fewer of the passages that answer.
+of its own. Search keeps the whole question's vector: leaning it to the asking part too
+cost leads that name the answer and refused an answerable question.
 """
 
 from __future__ import annotations
