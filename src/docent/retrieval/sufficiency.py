@@ -171,7 +171,7 @@ def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
 # "turn on FastAPI's BUILT-IN ADMIN PANEL so I can...": up to three words after it.
 _PRESUMED = re.compile(r"(?:'s|\bthe|\bits)\s+built-?in\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
 _AWAY_FROM = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|other\s+than|apart\s+from|besides|without|not|n't)\s*$",
+    r"\b(?:instead\s+of|rather\s+than|other\s+than|apart\s+from|besides|without|not)\s*$",
     re.I,
 )
 _NO_FEATURE = frozenset(
