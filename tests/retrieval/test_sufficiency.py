@@ -260,6 +260,11 @@ def test_without_removes_the_words_and_tidies_spaces():
     ("Adding Somnia mainnet to Rabby by hand, what chain id do I type in?",
      "what chain id do I type in?"),
     ("In Prometheus-speak, which metric counts runs?", "which metric counts runs?"),
+    # ... or before a colon or a spaced dash
+    ("Setting up ConnectKit in a Next.js app - what do I wrap my layout in?",
+     "what do I wrap my layout in?"),
+    ("Coming from Ethereum's warm/cold pricing: why does a read cost more on Somnia?",
+     "why does a read cost more on Somnia?"),
     ("If my Prometheus setup breaks, what do I do with it?",
      "If my Prometheus setup breaks, what do I do with it?"),  # "it" points back
     # A question alone, one that asks first, or one that points back at the scene: all of it.

@@ -67,8 +67,10 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_LEAD_IN = re.compile(r"^([^,?]{12,}?),\s+(?=(?:what|which|how|where|when|why|who|can|could|should"
-                      r"|do|does|is|are)\b)", re.I)
+# ... ended by a comma, a colon or a dash ("setting up ConnectKit for testnet - what do I wrap
+# my layout in?").
+_LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|how|where|when|why"
+                      r"|who|can|could|should|do|does|is|are)\b)", re.I)
 
 
 def asked_part(question: str) -> str:
@@ -80,7 +82,8 @@ def asked_part(question: str) -> str:
     # before the comma of the asking sentence, too.
     lead_in = _LEAD_IN.match(parts[first])
     if lead_in:
-        parts[first : first + 1] = [lead_in.group(1), parts[first][lead_in.end(1):].lstrip(" ,")]
+        asking = parts[first][lead_in.end(1):].lstrip(" ,:-–—")
+        parts[first : first + 1] = [lead_in.group(1), asking]
         first += 1
     asked = parts[first:]
     if first == 0 or any(_BACK_REFERENCE.search(p) for p in asked):
