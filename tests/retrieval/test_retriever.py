@@ -385,3 +385,25 @@ def test_a_pages_second_chunk_joins_when_it_ranks_among_the_first_2k(
     top = [("routers.md", "Mount"), ("wsgi.md", "Using the middleware")]
     assert found == (top + [("wsgi.md", "Check it")] if rivals == 0 else top)
     assert [h.chunk.source_file for h in retriever.search(query, 1)] == ["routers.md"]
+
+
+def test_coverage_reads_every_passage_an_answer_may_quote(tmp_path, data_settings, fake_embedder):
+    # The best page's further section (which `expand` adds) holds the question's rarest word:
+    # the question is covered, though the top k alone would not cover it.
+    pad = " ".join(f"word{i}" for i in range(60))
+    files = {f"{t}-{i}.md": f"# {t.title()} {i}\n\nNotes about {t} number {i}.\n"
+             for t in TOPICS for i in range(3)}
+    files["flags.md"] = (
+        f"# Flags\n\n## Turbo\n\nSet ZQX_TURBO_MODE to enable the fast path. {pad}\n\n"
+        f"## Limits\n\nThe fast path throttles quuxwidgets. {pad}\n")
+    ingest_path(write_docs(tmp_path / "docs", files), data_settings, embedder=fake_embedder,
+                progress=False)
+    question = "How do I set ZQX_TURBO_MODE for the fast path of quuxwidgets?"
+    strict = _retriever(data_settings, fake_embedder, check_names=False, min_coverage=0.9,
+                        check_values=False)
+    found = strict.search(question, 1)
+    assert [h.chunk.section_title.split(" > ")[-1] for h in found] == ["Turbo", "Limits"]
+    assert strict.coverage(question, found[:1]) < 0.9
+    # without the further section the same question is refused
+    assert _retriever(data_settings, fake_embedder, check_names=False, min_coverage=0.9,
+                      check_values=False, expand=0).search(question, 1) == []

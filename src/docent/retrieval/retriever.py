@@ -175,7 +175,9 @@ class HybridRetriever:
         # The one wait for a newer index; the refusal checks below read the same index.
         index, current = self._keyword_index(fingerprint, wait=True)
         hits = self._search(query, k, index, current, vector)
-        if hits and not self.sufficient(query, hits[:k], fingerprint, vector):
+        # Coverage reads every passage the answer may quote, as the value check below does:
+        # the best page's further section can hold what the question asks about.
+        if hits and not self.sufficient(query, hits, fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
         # The value check reads every passage the answer may quote: a figure is often in a
         # later section of the best page ("Sizing" under "Running several replicas").
