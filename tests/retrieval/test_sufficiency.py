@@ -217,6 +217,14 @@ def test_developer_shorthand_is_read_as_the_word_docs_spell_out():
     assert unknown("Which streaming gizmo does my app use?") == ["gizmo"]
 
 
+def test_a_passage_spelling_out_shorthand_covers_it():
+    index = KeywordIndex([chunk(1, "Hiding the docs in production does not secure the API."),
+                          chunk(2, "Run the app.")])
+    hits = [Hit(index.chunks[0], 0.5)]
+    assert coverage("Is hiding the docs in prod secure?", hits, index.doc_freq, 2,
+                    index.root_freq) == 1.0
+
+
 def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
     passages = ["Responses are cached in the response cache for 60 seconds.",
                 "Rate limits apply to every request; set the request rate limits here."]

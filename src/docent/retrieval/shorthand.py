@@ -36,3 +36,18 @@ def with_shorthand(terms: set[str]) -> set[str]:
     "certificates" says what a question's "certs" asks about."""
     stems = _stems()
     return terms.union(*(stems.get(t, frozenset()) for t in terms))
+
+
+@lru_cache(maxsize=1)
+def _spelled() -> dict[str, frozenset[str]]:
+    """The stem of each shorthand word, and the stems of what it stands for."""
+    out: dict[str, set[str]] = {}
+    for short, spelled in SHORTHAND.items():
+        out.setdefault(stem(short), set()).add(stem(spelled))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def spelled_out(term: str) -> frozenset[str]:
+    """What a (stemmed) shorthand term stands for, stemmed: "prod" gives "production"'s
+    stem; empty for any other term."""
+    return _spelled().get(term, frozenset())

@@ -38,6 +38,7 @@ from docent.intent import measure_of
 from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.shorthand import SHORTHAND as _SHORTHAND
+from docent.retrieval.shorthand import spelled_out
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 # Words that shape a question but never name its subject.
@@ -277,7 +278,9 @@ def coverage(
     found = [_terms_and_roots(h.chunk) if rooted else _terms_of(h.chunk) for h in hits]
 
     def covered(t: str) -> bool:
-        return any(t in f for f in found) or (rooted and any(root(t) in f for f in found))
+        # A passage saying "production" covers a question's "prod".
+        forms = {t, *spelled_out(t), *((root(t),) if rooted else ())}
+        return any(not forms.isdisjoint(f) for f in found)
 
     weight = {t: math.log((n_docs + 1) / (_freq(t, doc_freq, root_freq) + 0.5)) for t in terms}
     total = sum(weight.values())
