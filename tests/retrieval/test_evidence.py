@@ -440,3 +440,13 @@ def test_it_pointing_back_to_a_scene_sentence_means_what_that_sentence_names():
     assert not states_value("We're stuck on Python 3.9 in production for now, so which "
                             "FastAPI release was the first one that no longer supports it?",
                             [entry], freq, 100)
+
+
+def test_a_condition_before_the_question_names_what_the_value_is_of():
+    # "If I add the CORS middleware and change nothing, how long will browsers cache...?"
+    passage = "A full node keeps a session for 30 minutes."
+    assert states("If I run a full node, how long is a session preview kept?", passage)
+    assert not states("How long is a session preview kept?", passage)
+    # a condition pointing back ("if I call IT without ONE") is about what came before it
+    assert not states("If I run it on a full node, how long is a session preview kept?",
+                      passage)

@@ -129,6 +129,9 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
                      re.I)
 _NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
+_CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
+# ... unless it points back ("If I call IT without ONE"): it is about what came before it.
+_POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
@@ -242,6 +245,10 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
                 # now. Which release dropped IT?"): "it" is a thing it names, not its words.
                 before = " ".join(_NAME_LIKE.findall(before))
             clause = f"{before} {part}"
+        elif i and _CONDITION.match(parts[i - 1]) and not _POINTS_BACK.search(parts[i - 1]):
+            # "If I add the CORS middleware and change nothing, how long will browsers
+            # cache a preflight?": the condition names what the value is of.
+            clause = f"{parts[i - 1]} {part}"
         found.append((clause, asked))
     return found or [(question, measure)]
 
