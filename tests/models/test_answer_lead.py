@@ -471,3 +471,22 @@ def test_a_changelog_entry_leads_only_an_answer_about_releases():
     changed = compose_answer("Why does secrets.compare_digest() no longer fail on non-ASCII "
                              "passwords in the HTTP Basic Auth docs?", refs, vectors)
     assert lead_statement(changed).startswith("📝 Update docs for HTTP Basic Auth")
+
+
+def test_one_of_the_best_statements_of_all_is_a_key_point_whatever_its_page():
+    # [2]'s statement ranks second of all, yet its page falls short of 0.8 of the lead's.
+    text = """[1] Launch checklist (launch.md)
+Before mainnet, keep the mainnet and testnet RPC settings apart in separate env files.
+
+Audit every contract before the mainnet launch.
+
+Start on testnet and keep testnet keys out of mainnet files.
+
+[2] Deploy scripts (deploy.md)
+Define `RPC_MAINNET` and `RPC_TESTNET` as the network URLs.
+
+Deploy scripts read the network name from the command line."""
+    answer = compose_answer("Which env var names keep the mainnet and testnet RPC URLs apart?",
+                            parse_references(text))
+    assert "- Define `RPC_MAINNET` and `RPC_TESTNET` as the network URLs. [2]" in answer
+    assert "Deploy scripts read" not in answer  # the rest of its page stays out

@@ -8,7 +8,8 @@ best statement that is not about the docs themselves and does not announce somet
 releases; then the list it announces, an example (the code the
 lead introduces, or the best on-topic code block when no chosen statement introduces one
 or only a weaker one, and that best block after the lead's own when it is clearly better),
-and as key points the statements of the relevant passages that belong with it, in document
+and as key points the statements of the relevant passages (and the few best of all) that
+belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
 is the rest of a short list two of whose items are key points, and a nested item with the
 item it is nested in, under it; the best key point that
@@ -52,6 +53,8 @@ _WHOLE_LIST = 8
 _PASSAGE_SHARE = 0.8
 _POINT_SHARE = 0.6
 _TOP_SHARE = 0.4
+# ... and the _BEST_OF_ALL best statements of all, from any passage.
+_BEST_OF_ALL = 4
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
 # A shorter tail ending in ":" only announces what follows it ("It has three properties:"),
@@ -223,10 +226,17 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
     for c in prose:
         best[c.page] = max(best.get(c.page, 0.0), c.score)
     relevant = {n for n, score in best.items() if score >= _PASSAGE_SHARE * lead.score}
+    # The few best statements of all are key points whatever page they are on: a second
+    # page's one statement that answers ("Define `SOMNIA_RPC_MAINNET` and ...") can rank
+    # second of all and still fall short of its page counting as relevant.
+    best_of_all = {id(c) for c in sorted((c for c in prose if not c.filler),
+                                         key=lambda c: -c.score)[:_BEST_OF_ALL]}
 
     def enough(c: Candidate) -> bool:
         share = _TOP_SHARE if c.page == lead.page else _POINT_SHARE
-        return c.page in relevant and c.score >= share * lead.score
+        if c.score < share * lead.score:
+            return False
+        return c.page in relevant or id(c) in best_of_all
 
     points = [c for c in _neighbours(lead, cands) if not c.unit.is_code]
     for c in sorted(filter(enough, prose), key=lambda c: -c.score):
