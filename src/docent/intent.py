@@ -170,7 +170,10 @@ _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|doc
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
-                           r"|\b(?:in|as\s+a)\s+(?:percent|percentage)\b")),
+                           r"|\b(?:in|as\s+a)\s+(?:percent|percentage)\b"
+                           # the ratios lending states as percentages
+                           r"|\b(?:loan-to-value|ltv|collateral\s+(?:factor|ratio)"
+                           r"|liquidation\s+(?:threshold|penalty))\b")),
     ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:versions?|releases?(?!\s+notes?\b))\b"
                            r"|\bsince\s+which\b")),
     ("duration", re.compile(

@@ -360,6 +360,9 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What do the release notes say about sessions?", None),
     ("Which body limit, in bytes, does the server apply?", Measure("size")),
     ("How much of a validator's stake gets slashed?", Measure("percent")),
+    # lending's ratios are stated as percentages
+    ("What's the max loan-to-value for SOMI collateral?", Measure("percent")),
+    ("What's the liquidation threshold for SOMI?", Measure("percent")),
     ("How do I set the timeout in seconds?", None),  # an instruction, not a value
     # "is there a maximum...?" is answered by the limit, or by there being none
     ("Is there a maximum file size for uploads?", Measure("size", ("file",))),
