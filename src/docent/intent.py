@@ -182,7 +182,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:duration|"
         r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
-        r"lock(?:-?up)?\s+period|cool-?down|vesting)s?\b")),
+        r"lock(?:-?up)?\s+period|cool-?down|vesting|max[-_]age)s?\b")),
     ("money", re.compile(
         r"\bhow\s+much\s+(?:\w+\s+)?(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
         r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"

@@ -322,6 +322,9 @@ def test_a_question_asking_for_no_value_always_passes():
      Measure("count", ("websocket", "connections"))),
     ("What percentage of the stake is slashed?", Measure("percent")),
     ("How long is one staking epoch?", Measure("duration")),
+    # a cache's max-age is a time
+    ("What Cache-Control max-age does the server put on assets?", Measure("duration")),
+    ("What's the default max_age of the CORS middleware?", Measure("duration")),
     ("What is the mint price of a key?", Measure("money")),
     ("What's the pricing for the hosted tier?", Measure("money")),
     ("Is there a monthly limit on how much gas the sponsor covers?", Measure("money", ("gas",))),
