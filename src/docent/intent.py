@@ -31,7 +31,7 @@ _COST_WORDS = r"cheapest|most\s+expensive|(?<!\bin\s)charges?(?!\s+of\b)|costs?"
 _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?"
     r"(?:default|maximum|minimum|max|min|limit|size|price|pricing|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr)s?\b"
@@ -180,14 +180,14 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
         r"|\bhow\s+many\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
-        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:duration|"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?(?:duration|"
         r"interval|period|timeout|delay|lifetime|ttl|latency|block\s+time|finality|"
         r"lock(?:-?up)?\s+period|cool-?down|vesting|max[-_]age)s?\b")),
     ("money", re.compile(
         r"\bhow\s+much\s+(?:\w+\s+)?(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
         r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
         r"|\bhow\s+much\s+(?:gas|fees?)\b"
-        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.-]+\s+){0,3}?(?:price|pricing|cost|"
+        r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?(?:price|pricing|cost|"
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
@@ -201,7 +201,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     # "the default THREAD COUNT": a count of threads
     ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT + "|" + _MAX_PLURAL)),
     ("number", re.compile(
-        r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?"
+        r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?"
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
         r"count|total|cap|capacity)s?\b")),
 ]

@@ -327,6 +327,9 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What's the default max_age of the CORS middleware?", Measure("duration")),
     ("What is the mint price of a key?", Measure("money")),
     ("What's the pricing for the hosted tier?", Measure("money")),
+    # a possessive is one of the words before what is measured
+    ("What's FastAPI Cloud's pricing like, is there a free tier?", Measure("money")),
+    ("What's Somnia's minimum stake?", Measure("number")),
     ("Is there a monthly limit on how much gas the sponsor covers?", Measure("money", ("gas",))),
     # "the max players": a count of players, not a value of no kind
     ("What's the max players one world server can host?", Measure("count", ("players",))),
