@@ -206,6 +206,13 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("Which firm did the cleanup code audits?")
 
 
+def test_in_what_situations_asks_when_and_names_nothing():
+    # docs say when to use something without the word "situations" or "scenarios"
+    for frame in ("In what situations", "In which scenarios", "In what cases"):
+        assert words(f"{frame} is cleanup code after the response the wrong choice?") == [
+            "wrong", "choice"]
+
+
 def test_developer_shorthand_is_read_as_the_word_docs_spell_out():
     index = KeywordIndex([chunk(1, "Use the streaming library in your application code.")])
 

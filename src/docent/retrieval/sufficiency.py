@@ -48,7 +48,8 @@ GENERIC = frozenset(
     mean means meaning differ difference different example examples explain tell show
     describe step steps possible able thing something anything everything kind type types
     good best better should must also like just instead other another each every any all
-    some many much more most one two first new own same sure""".split()
+    some many much more most one two first new own same sure situation situations case
+    cases scenario scenarios circumstance circumstances""".split()
 )
 _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
 _VOWEL = re.compile(r"[aeiouy]")
