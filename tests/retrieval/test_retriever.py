@@ -173,8 +173,9 @@ def test_more_chunks_of_the_best_file_follow_the_diverse_hits(tmp_path, data_set
     assert hits[:3] == plain  # the k diverse hits are unchanged
     files = [h.chunk.source_file for h in hits]
     assert len(set(files[:3])) == 3 and files[0] == "kiln.md"
-    assert files[3:] == ["kiln.md", "kiln.md"]  # then two more of the best file, no repeats
-    assert len({h.chunk.chunk_id for h in hits}) == 5
+    # then two more of the best file, and its third, which ranks among the first 2k
+    assert files[3:] == ["kiln.md", "kiln.md", "kiln.md"]
+    assert len({h.chunk.chunk_id for h in hits}) == 6  # no repeats
 
 
 def test_the_value_check_reads_every_passage_the_answer_may_quote(tmp_path, data_settings):
@@ -407,3 +408,27 @@ def test_coverage_reads_every_passage_an_answer_may_quote(tmp_path, data_setting
     # without the further section the same question is refused
     assert _retriever(data_settings, fake_embedder, check_names=False, min_coverage=0.9,
                       check_values=False, expand=0).search(question, 1) == []
+
+
+def test_one_more_chunk_of_the_best_page_joins_when_it_ranks_high(
+    tmp_path, data_settings, fake_embedder
+):
+    # Past the `expand` further chunks of the best page, one more comes when it ranks among
+    # the first 2 k of the fused ranking: third of all here, so for k = 2, not for k = 1.
+    pad = " ".join(f"word{i}" for i in range(60))
+    files = {f"{t}-{i}.md": f"# {t.title()} {i}\n\nNotes about {t} number {i}.\n"
+             for t in TOPICS for i in range(3)}
+    files["gasless.md"] = "# Gasless mint\n\n" + "".join(
+        f"## {name}\n\nA gasless mint with a sponsored smart wallet: {name.lower()}. {pad}\n\n"
+        for name in ("Overview", "Layout")) + f"## Constants\n\nThe flag lives here. {pad}\n"
+    ingest_path(write_docs(tmp_path / "docs", files), data_settings, embedder=fake_embedder,
+                progress=False)
+    retriever = _retriever(data_settings, fake_embedder, expand=1, check_values=False)
+    question = "How do I make a gasless mint with a sponsored smart wallet?"
+
+    def sections(k: int) -> list[str]:
+        return sorted(h.chunk.section_title.split(" > ")[-1]
+                      for h in retriever.search(question, k) if h.chunk.source_file == "gasless.md")
+
+    assert sections(2) == ["Constants", "Layout", "Overview"]
+    assert sections(1) == ["Layout", "Overview"]

@@ -362,7 +362,8 @@ class HybridRetriever:
             fused = boost_by_file(fused, page_of, weight=self.file_weight, decay=self.file_decay)
         order = [i for i, _ in fused]
         ranked = diversify(order, file_of, k=k, per_file=self.per_file)
-        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id)
+        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id,
+                                             order[: _RUNNER_UP_REACH * k])
         top += _runners_up(top, order[: _RUNNER_UP_REACH * k], file_of)
         missing = [i for i in top if i not in similarity]
         # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
@@ -426,16 +427,24 @@ class HybridRetriever:
         `timeout` passed first (for tests: searches never wait for it)."""
         return self._table_idle.wait(timeout)
 
-    def _more_of_top(self, top: list[str], rest: list[str], by_id: dict[str, Chunk]) -> list[str]:
+    def _more_of_top(
+        self, top: list[str], rest: list[str], by_id: dict[str, Chunk], leading: list[str]
+    ) -> list[str]:
         """Up to `expand` further chunks of the best file, best-ranked first, each at most
-        `expand_chars` long: one chunk a file can miss the section that names the answer."""
+        `expand_chars` long: one chunk a file can miss the section that names the answer;
+        and one more when it ranks among the `leading` ids of the fused ranking (a page
+        the whole ranking is about: "Create Constants Configuration", its seventh chunk,
+        holds the `sponsorGas: true` a gasless-mint question asks for)."""
         if not top or self.expand <= 0:
             return []
         best = by_id[top[0]].source_file
-        return [
+        further = [
             i for i in rest
             if by_id[i].source_file == best and len(by_id[i].text) <= self.expand_chars
-        ][: self.expand]
+        ]
+        more = further[: self.expand]
+        ranked_high = set(leading)
+        return more + [i for i in further[self.expand :] if i in ranked_high][:1]
 
     def warm_up(self) -> list[Chunk]:
         """Load the embedding model, the keyword index and Chroma's vector index now, not
