@@ -192,7 +192,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("size", re.compile(
         r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
         r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
-        r"|\b(?:size|memory|disk\s+space|storage|ram)\b"
+        r"|\b(?:size|memory|disk\s+space|storage|ram|max[-_]size)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
         r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b"
         # "How large can the gap LOG FILE grow?": the size of a piece of data, not a count

@@ -325,6 +325,8 @@ def test_a_question_asking_for_no_value_always_passes():
     # a cache's max-age is a time
     ("What Cache-Control max-age does the server put on assets?", Measure("duration")),
     ("What's the default max_age of the CORS middleware?", Measure("duration")),
+    # ... and a max_size a size
+    ("What is the default max_size for incoming WebSocket messages?", Measure("size")),
     ("What is the mint price of a key?", Measure("money")),
     ("What's the pricing for the hosted tier?", Measure("money")),
     # a possessive is one of the words before what is measured
