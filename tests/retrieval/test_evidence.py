@@ -461,3 +461,10 @@ def test_a_condition_before_the_question_names_what_the_value_is_of():
     # a condition pointing back ("if I call IT without ONE") is about what came before it
     assert not states("If I run it on a full node, how long is a session preview kept?",
                       passage)
+
+
+def test_a_sentence_after_the_last_question_asks_for_nothing():
+    # "How long is one staking epoch? I'm trying to estimate how often rewards show up."
+    question = "How long is a session kept? I'm trying to estimate how often validators restart."
+    assert not states(question, "Validators restart every 30 minutes.")
+    assert states(question, "A session is kept for 30 minutes.")

@@ -129,6 +129,7 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
                      re.I)
 _NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
 _POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
@@ -229,6 +230,12 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
     measures ("how many passages..., and can a client change that?": the first part; "how
     long is a proposal open, and how much STT...": both, the second not naming a duration's
     STT), or the whole question with `measure` when no part alone asks for one."""
+    # "How long is one staking epoch? I'm trying to estimate how often rewards show up.":
+    # what follows the last sentence that asks says why, and asks for nothing.
+    sentences = _SENTENCE.split(question)
+    last = max((i for i, s in enumerate(sentences) if s.rstrip().endswith("?")), default=None)
+    if last is not None:
+        question = " ".join(sentences[: last + 1])
     parts = _CLAUSE.split(question)
     found = []
     for i, part in enumerate(parts):
