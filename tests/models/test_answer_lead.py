@@ -203,6 +203,9 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     "You will learn how to use them in the next chapter.",
     "See the [Configuration](configuration.md) page for the rest.",
     "For more details, read the reference.",
+    # a tutorial's recap
+    "Congratulations 🎉 You’ve just published data using Streams!",
+    "You've successfully integrated ConnectKit in a Next.js application.",
 ])
 def test_sentences_about_the_docs_are_filler(text):
     assert is_filler(text)
@@ -212,6 +215,7 @@ def test_sentences_about_the_docs_are_filler(text):
     "Set `DOCENT_MAX_TURNS` to change the turn limit.",
     "The page cache keeps 100 entries.",
     "Docent lists every source it cites.",
+    "You have to pass the API key in the header.",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

@@ -61,6 +61,10 @@ _FILLER_RE = re.compile(
     r"|^(?:read|see|check|refer\s+to|visit|head\s+(?:over\s+)?to|follow|consult)\s+(?:the|our"
     r"|more|also|this|these|\[)"
     r"|^for\s+(?:more|further|additional|full)\s+(?:details|information|info|examples)\b"
+    # a tutorial's recap: "Congratulations 🎉 You've just published...", "You've
+    # successfully integrated ConnectKit..."
+    r"|^(?:congratulations|congrats|well\s+done|great\s+job)\b"
+    r"|^(?:you(?:['’]ve|\s+have)|we(?:['’]ve|\s+have))\s+(?:now\s+)?(?:successfully|just)\s+\w+"
     r"|^(?:the\s+)?\[[^\]]+\]\([^)]*\)\s+(?:page|guide|section|tutorial|chapter)?\s*"
     r"(?:describes|explains|covers|lists|shows|has|walks)\b"
     r"|^the\s+\w+(?:\s+\w+)?\s+(?:page|guide|section|tutorial)\s+(?:describes|explains"
