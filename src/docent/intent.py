@@ -73,7 +73,8 @@ _CONCEPT = re.compile(
     r"|\bwhat(?:'s|\s+is)\s+the\s+difference\b|\bwhat\s+does\s+.+\s+mean\b|\bwhy\b",
     re.I,
 )
-_WHY = re.compile(r"^\s*(?:why|how\s+come)\b", re.I)
+# ... also after a phrase setting the scene: "In the DAO tutorial, how come a vote costs gas?"
+_WHY = re.compile(r"^\s*(?:[^,?]{3,80},\s*)?(?:why|how\s+come)\b", re.I)
 _YESNO = re.compile(
     r"^\s*(?:can|could|does|do|is|are|should|will|would|may|must|has|have)\b", re.I
 )

@@ -233,6 +233,9 @@ def test_statements_about_the_product_are_not_filler(text):
     ("What media type does FastAPI use for JSON Lines?", "name"),
     ("What happens when the rate limit is hit?", "outcome"),
     ("Why does Somnia rely on BLS signatures?", "concept"),
+    # ... after a phrase setting the scene, too
+    ("In the DAO tutorial, how come reading the count costs nothing but a vote does?",
+     "concept"),
     ("Is there a tool that upgrades Pydantic code?", "yesno"),
     # read from the sentence that asks, not the scene before it
     ("Need a header showing how long the request took. What's the simplest way?", "howto"),
