@@ -116,6 +116,14 @@ def test_names_joined_by_a_slash_are_each_looked_up():
     assert names("Does it support HTTP/3?") == ["HTTP/3"]  # a version, not two names
 
 
+def test_a_dotted_name_whose_every_part_the_docs_use_is_known():
+    # "typing.Annotated" when the docs import Annotated from typing
+    assert names("What does backend.Streaming do at runtime?") == []
+    assert names("What does backend.Prometheus do at runtime?") == ["backend.Prometheus"]
+    # a file or a package named like one is a name of its own
+    assert names("Is there an OAuth2.py plugin for streaming?") == ["OAuth2.py"]
+
+
 def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
     # "JSON-encoded", "OAuth2-based": a known name and a known word, no name of their own.
     index = KeywordIndex([chunk(1, "Tokens are JWT, encoded as JSON; OAuth2 flows are based "

@@ -125,9 +125,22 @@ def unknown_names(
             if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in named):
                 named = [word]
             parts = [w.lower() for part in named for w in _compound(part)]
-        if not all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
-            unknown.append(word)
+        if all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
+            continue
+        # "typing.Annotated" when the docs import Annotated from typing: a dotted name
+        # whose every part the docs use.
+        dotted = word.split(".")
+        if (len(dotted) > 1 and dotted[-1].lower() not in _EXTENSIONS
+                and all(p.isidentifier() for p in dotted)
+                and all(_uses(p.lower(), doc_freq, raw_words, changelog_only) for p in dotted)):
+            continue
+        unknown.append(word)
     return unknown
+
+
+# ... not a file or a package named like one ("web3.py", "ethers.js").
+_EXTENSIONS = frozenset(
+    "py js ts jsx tsx mjs cjs md mdx rst json yaml yml toml txt html css sol rs go sh".split())
 
 
 def _coined(word: str, question: str, at: int, doc_freq: Mapping[str, int],
