@@ -124,6 +124,13 @@ def test_a_dotted_name_whose_every_part_the_docs_use_is_known():
     assert names("Is there an OAuth2.py plugin for streaming?") == ["OAuth2.py"]
 
 
+def test_an_acronym_the_question_spells_out_is_known_as_its_words():
+    # "I'm migrating from Django REST Framework. Who created DRF?"
+    assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []
+    assert names("Does SSE stream over HTTP/1.1?") == ["SSE"]
+    assert names("We use Streaming Events. Does SSE stream?") == ["SSE"]  # initials differ
+
+
 def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
     # "JSON-encoded", "OAuth2-based": a known name and a known word, no name of their own.
     index = KeywordIndex([chunk(1, "Tokens are JWT, encoded as JSON; OAuth2 flows are based "

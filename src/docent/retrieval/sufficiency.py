@@ -134,6 +134,9 @@ def unknown_names(
                 and all(p.isidentifier() for p in dotted)
                 and all(_uses(p.lower(), doc_freq, raw_words, changelog_only) for p in dotted)):
             continue
+        # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
+        if _spelled_out_in(word, question):
+            continue
         unknown.append(word)
     return unknown
 
@@ -141,6 +144,16 @@ def unknown_names(
 # ... not a file or a package named like one ("web3.py", "ethers.js").
 _EXTENSIONS = frozenset(
     "py js ts jsx tsx mjs cjs md mdx rst json yaml yml toml txt html css sol rs go sh".split())
+
+
+def _spelled_out_in(word: str, question: str) -> bool:
+    """Whether an acronym (2-6 capitals) stands in `question` as the initials of as many
+    consecutive capitalised words ("DRF": "Django REST Framework"); those words are looked
+    up as names of their own."""
+    if not (2 <= len(word) <= 6 and word.isalpha() and word.isupper()):
+        return False
+    initials = r"\W+".join(rf"{ch}[\w'-]*" for ch in word)
+    return re.search(rf"\b{initials}\b", question) is not None
 
 
 def _coined(word: str, question: str, at: int, doc_freq: Mapping[str, int],
