@@ -22,32 +22,25 @@ SHORTHAND = {
 }
 
 
-@lru_cache(maxsize=1)
-def _stems() -> dict[str, frozenset[str]]:
-    """The stem of each spelled-out word, and the stems of the shorthand for it."""
+@lru_cache(maxsize=2)
+def _stems(spelled_first: bool) -> dict[str, frozenset[str]]:
+    """The stem of each spelled-out word and the stems of the shorthand for it, or, with
+    `spelled_first` false, the stem of each shorthand word and what it stands for."""
     out: dict[str, set[str]] = {}
     for short, spelled in SHORTHAND.items():
-        out.setdefault(stem(spelled), set()).add(stem(short))
+        key, value = (spelled, short) if spelled_first else (short, spelled)
+        out.setdefault(stem(key), set()).add(stem(value))
     return {k: frozenset(v) for k, v in out.items()}
 
 
 def with_shorthand(terms: set[str]) -> set[str]:
     """`terms` (stemmed) and the shorthand for any of them: a passage saying
     "certificates" says what a question's "certs" asks about."""
-    stems = _stems()
+    stems = _stems(True)
     return terms.union(*(stems.get(t, frozenset()) for t in terms))
-
-
-@lru_cache(maxsize=1)
-def _spelled() -> dict[str, frozenset[str]]:
-    """The stem of each shorthand word, and the stems of what it stands for."""
-    out: dict[str, set[str]] = {}
-    for short, spelled in SHORTHAND.items():
-        out.setdefault(stem(short), set()).add(stem(spelled))
-    return {k: frozenset(v) for k, v in out.items()}
 
 
 def spelled_out(term: str) -> frozenset[str]:
     """What a (stemmed) shorthand term stands for, stemmed: "prod" gives "production"'s
     stem; empty for any other term."""
-    return _spelled().get(term, frozenset())
+    return _stems(False).get(term, frozenset())
