@@ -178,16 +178,23 @@ def test_more_chunks_of_the_best_file_follow_the_diverse_hits(tmp_path, data_set
     assert len({h.chunk.chunk_id for h in hits}) == 6  # no repeats
 
 
-def test_the_value_check_reads_every_passage_the_answer_may_quote(tmp_path, data_settings):
+def test_the_value_check_reads_the_top_k_and_the_best_pages_further_sections(
+    tmp_path, data_settings, fake_embedder
+):
     # A figure is often in a later section of the best page: the value check reads the
-    # more of that page that follows the top hits too, as the answer does.
-    embedder = FakeEmbedder()
-    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
-    retriever = _retriever(data_settings, embedder)
-    read: list[int] = []
-    retriever.states_value = lambda query, hits, fingerprint=None: read.append(len(hits)) or True
-    hits = retriever.search("kiln glaze step", 3)
-    assert len(hits) > 5 and read == [len(hits)]
+    # more of that page that follows the top hits too, as the answer does; not another
+    # page's second passage, which the answer may quote but which is not what it is about.
+    ingest_path(_two_section_pages(tmp_path, 0), data_settings, embedder=fake_embedder,
+                progress=False)
+    retriever = _retriever(data_settings, fake_embedder)
+    read: list[list[str]] = []
+    retriever.states_value = lambda query, hits, fingerprint=None: read.append(
+        [f"{h.chunk.source_file} {h.chunk.section_title.split(' > ')[-1]}" for h in hits]) or True
+    hits = retriever.search("How do I mount a Flask app under a path with WSGIMiddleware?", 2)
+    found = [f"{h.chunk.source_file} {h.chunk.section_title.split(' > ')[-1]}" for h in hits]
+    assert found == ["routers.md Mount", "wsgi.md Using the middleware", "routers.md Flask",
+                     "wsgi.md Check it"]
+    assert read == [found[:3]]
 
 
 def test_extra_chunks_of_the_best_file_are_limited_in_size(tmp_path, data_settings):

@@ -179,9 +179,12 @@ class HybridRetriever:
         # the best page's further section can hold what the question asks about.
         if hits and not self.sufficient(query, hits, fingerprint, vector):
             return []  # the docs don't cover the question: counts as empty
-        # The value check reads every passage the answer may quote: a figure is often in a
-        # later section of the best page ("Sizing" under "Running several replicas").
-        if hits and self.check_values and not self.states_value(query, hits, fingerprint):
+        # The value check reads the top k and the best page's further sections: a figure is
+        # often in a later section of the best page ("Sizing" under "Running several
+        # replicas"). Not other pages' second passages: one of those put a page's free-tier
+        # figures next to "how many queries per month" of a service they are not about.
+        if hits and self.check_values and not self.states_value(
+                query, _value_evidence(hits, k), fingerprint):
             return []  # it asks for a value no passage gives
         if current:  # answered while the new index was on its way: not for the cache
             self._cache.put(key, hits)
@@ -550,6 +553,12 @@ class HybridRetriever:
                 log.warning("could not save the keyword index",
                             extra={"path": str(self._index_dir), "detail": str(exc)[:500]})
         return index
+
+
+def _value_evidence(hits: list[Hit], k: int) -> list[Hit]:
+    """The hits the value check reads: the top k and the best page's further chunks."""
+    best = hits[0].chunk.source_file
+    return hits[:k] + [h for h in hits[k:] if h.chunk.source_file == best]
 
 
 def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) -> list[str]:
