@@ -103,9 +103,9 @@ def intent_of(question: str) -> Intent:
     sentences that ask (end in "?") when others set the scene ("Need a header showing how
     long the request took. What's the simplest way?" asks how, not how long)."""
     text = _typed(question)
-    sentences = _SENTENCE.split(text)
-    asking = [s for s in sentences if s.rstrip().endswith("?")]
-    if asking and len(asking) < len(sentences):
+    parts = sentences(text)
+    asking = [s for s in parts if s.rstrip().endswith("?")]
+    if asking and len(asking) < len(parts):
         text = " ".join(asking)
     if _WHY.match(text):
         return Intent("concept")
@@ -114,7 +114,7 @@ def intent_of(question: str) -> Intent:
     # A value asked inside a how-question's own sentence is part of the how: "how do I work
     # out HOW MUCH STT to send", "how does the pool decide WHAT PRICE a swap gets".
     value = next((m for m in _VALUE.finditer(text)
-                  if not _MECHANISM.search(_SENTENCE.split(text[: m.start()])[-1])), None)
+                  if not _MECHANISM.search(sentences(text[: m.start()])[-1])), None)
     if value:
         name = _NAME.search(text)
         # "Which settings control how long it waits?": the name is asked for, the value
@@ -133,7 +133,13 @@ def intent_of(question: str) -> Intent:
     return Intent("other")
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut after each ".", "!" or "?" that whitespace follows."""
+    return SENTENCE_END.split(text)
+
 # "whats the address", "what’s the fee": how people type "what's"
 _WHATS = re.compile(r"\b(what|where|who|how|that)(?:s|’s)\b", re.I)
 

@@ -32,7 +32,7 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from docent.intent import Measure, MeasureKind, measure_of
+from docent.intent import Measure, MeasureKind, measure_of, sentences
 from docent.retrieval.bm25 import stem, tokenize
 from docent.retrieval.chunking import name_bare_links
 from docent.retrieval.shorthand import with_shorthand
@@ -129,7 +129,6 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
                      re.I)
 _NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
 _POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
@@ -232,10 +231,10 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
     STT), or the whole question with `measure` when no part alone asks for one."""
     # "How long is one staking epoch? I'm trying to estimate how often rewards show up.":
     # what follows the last sentence that asks says why, and asks for nothing.
-    sentences = _SENTENCE.split(question)
-    last = max((i for i, s in enumerate(sentences) if s.rstrip().endswith("?")), default=None)
+    said = sentences(question)
+    last = max((i for i, s in enumerate(said) if s.rstrip().endswith("?")), default=None)
     if last is not None:
-        question = " ".join(sentences[: last + 1])
+        question = " ".join(said[: last + 1])
     parts = _CLAUSE.split(question)
     found = []
     for i, part in enumerate(parts):

@@ -69,9 +69,10 @@ class HybridRetriever:
     chunks boosted by other candidates from their file (`file_weight`, `file_decay`; a
     changelog's chunks are not), then at
     most `per_file` chunks of one file in the top `k` (0: no limit), followed by up to `expand`
-    more chunks of the best file (each at most `expand_chars` long) and by each other
-    page's best further chunk that ranks among the first 2 `k` (the sufficiency check
-    reads only the top `k`, the value check every hit). Defaults measured in
+    more chunks of the best file (each at most `expand_chars` long; one more when it ranks
+    among the first 2 `k`) and by each other page's best further chunk that ranks among the
+    first 2 `k` (the sufficiency check reads every hit, the value check the top `k` and the
+    best file's further chunks). Defaults measured in
     bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
     vectors, clipped to 0..1, for every hit, keyword-only ones included; it never sets order.
     """
@@ -365,9 +366,9 @@ class HybridRetriever:
             fused = boost_by_file(fused, page_of, weight=self.file_weight, decay=self.file_decay)
         order = [i for i, _ in fused]
         ranked = diversify(order, file_of, k=k, per_file=self.per_file)
-        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id,
-                                             order[: _RUNNER_UP_REACH * k])
-        top += _runners_up(top, order[: _RUNNER_UP_REACH * k], file_of)
+        leading = order[: _RUNNER_UP_REACH * k]
+        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading)
+        top += _runners_up(top, leading, file_of)
         missing = [i for i in top if i not in similarity]
         # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
         stored = exact.vectors(missing) if exact else {}

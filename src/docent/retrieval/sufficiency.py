@@ -34,7 +34,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from docent.intent import measure_of
+from docent.intent import SENTENCE_END, measure_of, sentences
 from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.shorthand import SHORTHAND as _SHORTHAND
@@ -68,7 +68,6 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # ... ended by a comma, a colon or a dash ("setting up ConnectKit for testnet - what do I wrap
 # my layout in?").
 _LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|how|where|when|why"
@@ -78,7 +77,7 @@ _LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|h
 def asked_part(question: str) -> str:
     """The question from its first sentence that asks (ends in "?") on, when sentences that
     only set the scene come before it and the asking ones do not point back at them."""
-    parts = _SENTENCE_END.split(question.strip())
+    parts = sentences(question.strip())
     first = next((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), 0)
     # "Adding Somnia mainnet to Rabby by hand, what chain id do I type in?": a scene set
     # before the comma of the asking sentence, too.
@@ -165,8 +164,8 @@ def _coined(word: str, question: str, at: int, doc_freq: Mapping[str, int],
     pieces = word.lower().split("-")
     if len(pieces) < 2 or not all(len(p) > 2 and p.isalpha() for p in pieces):
         return False
-    start = max((s.end() for s in _SENTENCE_END.finditer(question, 0, at)), default=0)
-    end = _SENTENCE_END.search(question, at)
+    start = max((s.end() for s in SENTENCE_END.finditer(question, 0, at)), default=0)
+    end = SENTENCE_END.search(question, at)
     asking = question[start : end.start() if end else len(question)].rstrip().endswith("?")
     return asking and not any(_uses(p, doc_freq, raw_words, changelog_only) for p in pieces)
 
