@@ -16,7 +16,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "markdown": 20, "file": 15, "ingest": 12, "largest": 4, "may": 3,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
         "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
-        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3}
+        "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3,
+        "wait": 1, "tap": 2, "put": 1, "dao": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -261,6 +262,21 @@ def test_a_verb_of_getting_is_frame():
     # "ends up with validators": goes to them
     assert states("What share of the fees ends up with validators?",
                   "50% of all fees are distributed to validators.")
+
+
+def test_putting_in_is_frame():
+    # "how much do I PUT INTO the DAO": the docs say "deposit"; what is put in is the value
+    assert states("How much STT do I have to put into the DAO?",
+                  "The DAO requires a minimum deposit of 0.001 STT.")
+    assert not states("How much STT do I have to put into the DAO?",
+                      "The faucet gives 1 STT a day.")
+
+
+def test_waiting_says_a_duration_is_asked_not_what_it_is_of():
+    # "how long must a player WAIT between taps": the docs state the cooldown of taps
+    question = "How long does a player have to wait between taps?"
+    assert states(question, "Taps have a 1-second cooldown.")
+    assert not states(question, "Sessions last 30 minutes.")
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():

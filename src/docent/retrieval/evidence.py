@@ -93,7 +93,8 @@ _CUES = frozenset(
     frequently soon duration interval period timeout delay lifetime price cost costs fee fees
     charge charges apy apr rate big large small size memory number numbers many much default
     maximum minimum max min limit limits threshold amount total cap capacity count per year
-    years month months week weeks day days hour hours minute minutes second seconds""".split()
+    years month months week weeks day days hour hours minute minutes second seconds wait
+    waits""".split()
 )
 # The frame of a question, not its subject: "will ever EXIST", "can it HOLD", "right NOW",
 # "ROUGHLY how long does it STAY valid".
@@ -106,7 +107,7 @@ _FRAME = frozenset(
     around typically usually normally generally stay stays remain remains become becomes
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
-    mentioned pull pulls grab grabs obtain obtains receive receives end ends ended
+    mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
