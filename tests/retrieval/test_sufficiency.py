@@ -179,6 +179,16 @@ def test_a_question_of_only_generic_words_is_fully_covered():
     assert coverage("how do I use it?", [], Counter(), 10) == 1.0
 
 
+def test_emphasis_and_else_name_nothing_the_docs_must_cover():
+    # "How does it relate EXACTLY? ... something ELSE?": the docs never need those words
+    hits = [Hit(CHUNKS[2], 0.6)]
+    n = len(CHUNKS)
+    plain = coverage("cleanup code after the response", hits, INDEX.doc_freq, n)
+    for asked in ("Exactly when does cleanup code run after the response, or else?",
+                  "Does cleanup code really run after the response, actually?"):
+        assert coverage(asked, hits, INDEX.doc_freq, n) == plain == 1.0
+
+
 def words(question: str, index: KeywordIndex = INDEX) -> list[str]:
     found = unknown_words(question, index.doc_freq, index.raw_words, index.root_freq)
     return [m.group(0) for m in found]

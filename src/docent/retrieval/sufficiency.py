@@ -49,7 +49,7 @@ GENERIC = frozenset(
     describe step steps possible able thing something anything everything kind type types
     good best better should must also like just instead other another each every any all
     some many much more most one two first new own same sure situation situations case
-    cases scenario scenarios circumstance circumstances""".split()
+    cases scenario scenarios circumstance circumstances exactly actually really else""".split()
 )
 _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
 _VOWEL = re.compile(r"[aeiouy]")
