@@ -124,6 +124,19 @@ def test_a_dotted_name_whose_every_part_the_docs_use_is_known():
     assert names("Is there an OAuth2.py plugin for streaming?") == ["OAuth2.py"]
 
 
+def test_a_known_name_run_into_its_version_is_known():
+    index = KeywordIndex([chunk(1, "Python 3.10 reads X | Y as a union of the two types.")])
+
+    def unknown(question: str) -> list[str]:
+        return unknown_names(question, index.doc_freq, index.raw_words)
+
+    # "py" is developers' shorthand for python
+    assert unknown("Is X | Y fine as a hint in py3.10?") == []
+    assert unknown("Is X | Y fine as a hint in python3.12?") == []
+    assert unknown("Is X | Y fine as a hint in rust1.75?") == ["rust1.75"]
+    assert unknown("Is X | Y fine as a hint in ERC721?") == ["ERC721"]  # a number, no version
+
+
 def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     # "I'm migrating from Django REST Framework. Who created DRF?"
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []

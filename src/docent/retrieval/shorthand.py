@@ -18,7 +18,7 @@ SHORTHAND = {
     "deps": "dependencies", "dep": "dependency", "msg": "message", "msgs": "messages",
     "req": "request", "reqs": "requests", "res": "response", "resp": "response",
     "perf": "performance", "info": "information", "impl": "implementation",
-    "k8s": "kubernetes", "cert": "certificate", "certs": "certificates",
+    "k8s": "kubernetes", "cert": "certificate", "certs": "certificates", "py": "python",
 }
 
 

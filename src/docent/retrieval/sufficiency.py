@@ -133,6 +133,10 @@ def unknown_names(
                 and all(p.isidentifier() for p in dotted)
                 and all(_uses(p.lower(), doc_freq, raw_words, changelog_only) for p in dotted)):
             continue
+        # "py3.10", "python3.12": a known name and a version of it.
+        versioned = _VERSIONED.fullmatch(low)
+        if versioned and _uses(versioned.group(1), doc_freq, raw_words, changelog_only):
+            continue
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
         if _spelled_out_in(word, question):
             continue
@@ -140,6 +144,8 @@ def unknown_names(
     return unknown
 
 
+# A name run into a dotted version: "py3.10" (not "ERC721": a number, no version).
+_VERSIONED = re.compile(r"([a-z]{2,})v?\d+(?:\.\d+)+")
 # ... not a file or a package named like one ("web3.py", "ethers.js").
 _EXTENSIONS = frozenset(
     "py js ts jsx tsx mjs cjs md mdx rst json yaml yml toml txt html css sol rs go sh".split())
