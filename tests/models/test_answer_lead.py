@@ -430,6 +430,34 @@ def create_invoice(invoice: Invoice, callback_url: HttpUrl | None = None):
     assert "Example [2]:\n\n```python\ncallback_router = APIRouter()" in answer
 
 
+WALLET_SETUP = """[1] Wallet setup > Install (wallet.md)
+Install wagmi and RainbowKit in your project with this command:
+
+```
+npm install wagmi rainbowkit{comment}
+```
+
+[2] Wallet setup > Providers (wallet.md)
+```
+import {{ WagmiProvider }} from "wagmi";
+import {{ RainbowKitProvider, getDefaultConfig }} from "rainbowkit";
+
+const config = getDefaultConfig({{ appName: "demo", projectId: "ID", chains: [testnet] }});
+```"""
+
+
+def test_a_block_matching_more_of_the_question_shows_beside_the_leads_own():
+    # "...what goes in the config?": the install command the lead announces is half of it.
+    question = "How do I install RainbowKit with wagmi? What goes in the config?"
+    vectors = fake_vectors(["wagmi", "rainbowkit"])
+    answer = compose_answer(question, parse_references(WALLET_SETUP.format(comment="")), vectors)
+    assert "Example [1]:\n\n```\nnpm install wagmi rainbowkit\n```" in answer
+    assert "Example [2]:\n\n```\nimport { WagmiProvider }" in answer
+    # ... not when the lead's own block matches the question as well
+    own = WALLET_SETUP.format(comment="  # the config comes next")
+    assert "getDefaultConfig" not in compose_answer(question, parse_references(own), vectors)
+
+
 def test_a_diagram_is_never_shown():
     text = """[1] Behind a proxy (proxy.md)
 The proxy strips the path prefix before the request reaches the app, so the docs UI must fetch the schema at the prefixed path:

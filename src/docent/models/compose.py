@@ -131,6 +131,8 @@ def compose_parts(
             code = best
     elif _clearly_better(best, code) and all(_code_of(p, at) is not best for p in points):
         extra = best
+    else:
+        extra = _closer_match(cands, lead, points, intent, code, at)
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -458,6 +460,20 @@ def _on_topic_code(
         and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
     ]
     return max(code, key=lambda c: c.score, default=None)
+
+
+def _closer_match(
+    cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent,
+    code: Candidate, at: dict[tuple[int, int], Candidate],
+) -> Candidate | None:
+    """The best on-topic block no chosen statement introduces, when its words match the
+    question nearly all (`_CODE_LEX`) and better than those of `code`, the block the lead
+    shows ("...what goes in the config?" under a lead showing the install command)."""
+    introduced = {id(x) for p in (lead, *points) if (x := _code_of(p, at)) is not None}
+    other = _on_topic_code([c for c in cands if id(c) not in introduced], lead, points, intent)
+    if other is None or other.lex < _CODE_LEX or other.lex <= code.lex:
+        return None
+    return other
 
 
 def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
