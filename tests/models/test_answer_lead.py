@@ -99,8 +99,8 @@ The token is signed, so you can verify that you issued it."""
 
 
 def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():
-    # The lead's code is the example; the key point's code, longer than a command or two,
-    # is not shown.
+    # The lead's code is the example; the key point's code, longer than a command or two
+    # and matching the question no better, is not shown.
     text = """[1] Models (models.md)
 Declare query parameter models with a Pydantic class:
 
@@ -112,10 +112,11 @@ class FilterParams(BaseModel):
 You can forbid extra query parameters in query parameter models with the configuration:
 
 ```python
-class StrictParams(BaseModel):
-    model_config = {"extra": "forbid"}
+class StrictParams(FilterParams):
+    class Config:
+        extra = "forbid"
 
-    limit: int = 100
+    limit: int = 10
 ```"""
     answer = compose_answer("How do I declare query parameter models?",
                             parse_references(text), fake_vectors(["model"]))
@@ -456,6 +457,43 @@ def test_a_block_matching_more_of_the_question_shows_beside_the_leads_own():
     # ... not when the lead's own block matches the question as well
     own = WALLET_SETUP.format(comment="  # the config comes next")
     assert "getDefaultConfig" not in compose_answer(question, parse_references(own), vectors)
+
+
+SPINNING_DICE = """[1] Editor > A spinning dice (editor.md)
+To make the dice turn on every click, add the dice model first:
+
+```
+<m-model id="dice" src="dice.glb"
+         onclick="spin()">
+</m-model>
+```
+
+Then add the script that turns the dice:
+
+```
+<script>
+  // {comment}
+  function spin() {{
+    const dice = document.getElementById("dice");
+    dice.setAttribute("ry", 36);
+  }}
+</script>
+```"""
+
+
+def test_a_key_points_code_shows_when_it_matches_the_question_better_than_the_example():
+    # The example is the model the lead announces; the script doing what is asked is the
+    # code a key point introduces.
+    question = "How do I make the dice turn on every click?"
+    vectors = fake_vectors(["dice", "click"])
+    answer = compose_answer(question, parse_references(SPINNING_DICE.format(comment="turn the dice")),
+                            vectors)
+    assert "Example [1]:\n\n```\n<m-model" in answer
+    assert "- Then add the script that turns the dice: [1]\n\n  ```\n  <script>" in answer
+    # ... not when its words match the question no better than the example's
+    other = compose_answer(question, parse_references(SPINNING_DICE.format(comment="rotate")),
+                           vectors)
+    assert "<script>" not in other and "- Then add the script that turns the dice. [1]" in other
 
 
 def test_a_diagram_is_never_shown():

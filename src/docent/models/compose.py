@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
 from docent.intent import Intent, about_releases, intent_of
@@ -149,12 +149,18 @@ def compose_parts(
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
         shown = {id(c) for c in (code, nested) if c is not None}
+        second_owner, second = (
+            _second_block(points, owner, (code, extra, nested), at, shown)
+            if intent.wants_code else (None, None)
+        )
+        if second is not None:
+            shown.add(id(second))
         for c in points:
             # under the point announcing it, and under the item it is nested in
             nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
-            under = nested if c is owner else None
+            under = nested if c is owner else second if c is second_owner else None
             complete = _complete(c, cands, shown)
             if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
@@ -171,6 +177,25 @@ def compose_parts(
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _second_block(
+    points: list[Candidate], owner: Candidate | None, blocks: Iterable[Candidate | None],
+    at: dict[tuple[int, int], Candidate], shown: set[int],
+) -> tuple[Candidate | None, Candidate | None]:
+    """For a how-to question, the key point whose code (not yet shown) matches the
+    question's words best, and that code, when it matches them better than every block the
+    answer already shows (the install command is shown; "make it spin on click" is the
+    script a later point introduces)."""
+    showing = [b.lex for b in blocks if b is not None]
+    if not showing:
+        return None, None
+    offers = [
+        (p, block) for p in points
+        if p is not owner and (block := _code_of(p, at)) is not None
+        and id(block) not in shown and block.lex > max(showing)
+    ]
+    return max(offers, key=lambda o: o[1].lex, default=(None, None))
 
 
 def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
