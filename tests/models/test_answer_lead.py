@@ -99,8 +99,8 @@ The token is signed, so you can verify that you issued it."""
 
 
 def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():
-    # The lead's code is the example; the key point's code, longer than a command or two
-    # and matching the question no better, is not shown.
+    # The lead's code is the example; the key point's code, longer than a command or two,
+    # is not shown to a question asking no how-to.
     text = """[1] Models (models.md)
 Declare query parameter models with a Pydantic class:
 
@@ -112,13 +112,12 @@ class FilterParams(BaseModel):
 You can forbid extra query parameters in query parameter models with the configuration:
 
 ```python
-class StrictParams(FilterParams):
-    class Config:
-        extra = "forbid"
+class StrictParams(BaseModel):
+    model_config = {"extra": "forbid"}
 
-    limit: int = 10
+    limit: int = 100
 ```"""
-    answer = compose_answer("How do I declare query parameter models?",
+    answer = compose_answer("Can I declare query parameter models?",
                             parse_references(text), fake_vectors(["model"]))
     assert "class FilterParams" in answer and "forbid" not in answer.split("Key Points")[0]
     assert "- You can forbid extra query parameters in query parameter models with the " \
@@ -490,8 +489,13 @@ def test_a_key_points_code_shows_when_it_matches_the_question_better_than_the_ex
                             vectors)
     assert "Example [1]:\n\n```\n<m-model" in answer
     assert "- Then add the script that turns the dice: [1]\n\n  ```\n  <script>" in answer
-    # ... not when its words match the question no better than the example's
-    other = compose_answer(question, parse_references(SPINNING_DICE.format(comment="rotate")),
+    # ... and so it does when it scores nearly as well as the example, its words matching less
+    plain = compose_answer(question, parse_references(SPINNING_DICE.format(comment="rotate")),
+                           vectors)
+    assert "- Then add the script that turns the dice: [1]\n\n  ```\n  <script>" in plain
+    # ... for a how-to question only
+    other = compose_answer("What makes the dice turn on every click?",
+                           parse_references(SPINNING_DICE.format(comment="turn the dice")),
                            vectors)
     assert "<script>" not in other and "- Then add the script that turns the dice. [1]" in other
 

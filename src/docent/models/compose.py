@@ -73,6 +73,8 @@ _HOWTO_CODE_SHARE = 0.65
 _CODE_LEX = 0.9
 # ... and shown beside a key point's own block when it scores this much more than that one.
 _BETTER_CODE = 0.1
+# A how-to's second key point shows its code when that scores this share of the best shown.
+_SECOND_CODE_SHARE = 0.9
 
 
 def compose_answer(
@@ -185,15 +187,17 @@ def _second_block(
 ) -> tuple[Candidate | None, Candidate | None]:
     """For a how-to question, the key point whose code (not yet shown) matches the
     question's words best, and that code, when it matches them better than every block the
-    answer already shows (the install command is shown; "make it spin on click" is the
-    script a later point introduces)."""
-    showing = [b.lex for b in blocks if b is not None]
+    answer already shows or scores nearly as well as the best of them (the install command
+    is shown; "make it spin on click" is the script a later point introduces)."""
+    showing = [b for b in blocks if b is not None]
     if not showing:
         return None, None
+    lex = max(b.lex for b in showing)
+    bar = _SECOND_CODE_SHARE * max(b.score for b in showing)
     offers = [
         (p, block) for p in points
         if p is not owner and (block := _code_of(p, at)) is not None
-        and id(block) not in shown and block.lex > max(showing)
+        and id(block) not in shown and (block.lex > lex or block.score >= bar)
     ]
     return max(offers, key=lambda o: o[1].lex, default=(None, None))
 
