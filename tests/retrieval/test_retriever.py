@@ -178,6 +178,39 @@ def test_more_chunks_of_the_best_file_follow_the_diverse_hits(tmp_path, data_set
     assert len({h.chunk.chunk_id for h in hits}) == 6  # no repeats
 
 
+def test_the_best_pages_section_closest_to_the_question_is_its_last_further_chunk(
+    tmp_path, data_settings
+):
+    # "If it doesn't see an Authorization header... it responds with a 401" ranks far down
+    # for "what does a caller get back if they leave out the header?", but that statement
+    # is closer to the question than any of the passages found.
+    embedder = FakeEmbedder()
+    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    plain = _retriever(data_settings, embedder, expand=1).search("kiln glaze step", 3)
+    found = {h.chunk.chunk_id for h in plain}
+    chunks = _retriever(data_settings, embedder).keyword_index().chunks
+    unseen = [c for c in chunks if c.source_file == "kiln.md" and c.chunk_id not in found]
+    closest = next(c for c in unseen if len(c.text) <= 1500)
+    appendix = next(c for c in unseen if len(c.text) > 1500)
+    focus = np.eye(embedder.dim, dtype=np.float32)[0]
+    aside = np.eye(embedder.dim, dtype=np.float32)[1]
+
+    def search(cosine: float) -> list[str]:
+        # Every found passage's best statement at cosine 0.6 with the question; the unseen
+        # section's at `cosine`; the long appendix's at 1.
+        tables = {c.chunk_id: {"u": 0.6 * focus + 0.8 * aside} for c in chunks}
+        tables[closest.chunk_id] = {"u": cosine * focus + np.sqrt(1 - cosine**2) * aside}
+        tables[appendix.chunk_id] = {"u": focus}
+        retriever = _retriever(data_settings, embedder, expand=1)
+        retriever.focus_vector = lambda text: focus
+        retriever.unit_vectors = lambda ids: {i: tables[i] for i in ids if i in tables}
+        return [h.chunk.chunk_id for h in retriever.search("kiln glaze step", 3)]
+
+    ids = [h.chunk.chunk_id for h in plain]
+    assert len(ids) == 5 and search(0.9) == [*ids[:4], closest.chunk_id]  # >= 0.85 * 0.6
+    assert search(0.5) == ids  # else the next chunk ranking among the first 2k, as before
+
+
 def test_the_value_check_reads_the_top_k_and_the_best_pages_further_sections(
     tmp_path, data_settings, fake_embedder
 ):

@@ -161,6 +161,9 @@ class KeywordIndex:
     ) -> None:
         self.chunks = chunks
         self.by_id = {c.chunk_id: c for c in chunks}
+        self.by_file: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            self.by_file.setdefault(chunk.source_file, []).append(chunk)
         self._bm25 = bm25
         self.doc_freq = doc_freq
         # With the last part of every path the docs write ("myfile.txt" of

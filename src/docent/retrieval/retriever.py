@@ -53,6 +53,9 @@ _CHUNK_VECTORS = 4096
 # of the fused ranking (2: measured over the evaluation sets, 7 to 12 of the first places
 # for k = 5 gave the same answers within one keyword).
 _RUNNER_UP_REACH = 2
+# The best page's section whose best statement is this close to the question, relative
+# to the best statement of the passages already found, is the fifth further chunk.
+_CLOSEST_SHARE = 0.85
 
 
 def build_retriever(settings: Settings, embedder: Embedder | None = None,
@@ -367,7 +370,10 @@ class HybridRetriever:
         order = [i for i, _ in fused]
         ranked = diversify(order, file_of, k=k, per_file=self.per_file)
         leading = order[: _RUNNER_UP_REACH * k]
-        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading)
+        top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading, index,
+                                             query)
+        for i in top:  # a section of the best page neither search found
+            file_of.setdefault(i, by_id[i].source_file)
         top += _runners_up(top, leading, file_of)
         missing = [i for i in top if i not in similarity]
         # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
@@ -432,13 +438,18 @@ class HybridRetriever:
         return self._table_idle.wait(timeout)
 
     def _more_of_top(
-        self, top: list[str], rest: list[str], by_id: dict[str, Chunk], leading: list[str]
+        self, top: list[str], rest: list[str], by_id: dict[str, Chunk], leading: list[str],
+        index: KeywordIndex, query: str,
     ) -> list[str]:
         """Up to `expand` further chunks of the best file, best-ranked first, each at most
-        `expand_chars` long: one chunk a file can miss the section that names the answer;
-        and one more when it ranks among the `leading` ids of the fused ranking (a page
-        the whole ranking is about: "Create Constants Configuration", its seventh chunk,
-        holds the `sponsorGas: true` a gasless-mint question asks for)."""
+        `expand_chars` long: one chunk a file can miss the section that names the answer.
+        Then one more: the file's section holding a statement nearly as close to the
+        question as any found (`_closest_section`: "If it doesn't see an `Authorization`
+        header... it will respond with a 401" ranks 68th of all chunks for "what does a
+        caller get back if they leave out the Authorization header?"), else the next one
+        when it ranks among the `leading` ids of the fused ranking (a page the whole
+        ranking is about: "Create Constants Configuration", its seventh chunk, holds the
+        `sponsorGas: true` a gasless-mint question asks for)."""
         if not top or self.expand <= 0:
             return []
         best = by_id[top[0]].source_file
@@ -447,8 +458,35 @@ class HybridRetriever:
             if by_id[i].source_file == best and len(by_id[i].text) <= self.expand_chars
         ]
         more = further[: self.expand]
+        closest = self._closest_section(best, top + more, index, query)
+        if closest is not None:
+            by_id[closest.chunk_id] = closest
+            return [*more, closest.chunk_id]
         ranked_high = set(leading)
         return more + [i for i in further[self.expand :] if i in ranked_high][:1]
+
+    def _closest_section(
+        self, page: str, chosen: list[str], index: KeywordIndex, query: str
+    ) -> Chunk | None:
+        """The chunk of `page` (not a changelog, at most `expand_chars` long, not yet
+        `chosen`) whose best answer unit is closest to the question, when that is at least
+        `_CLOSEST_SHARE` of the closest unit of the `chosen` chunks (by their stored unit
+        vectors; None without them)."""
+        if is_changelog(page):
+            return None
+        taken = set(chosen)
+        sections = [c for c in index.by_file.get(page, ())
+                    if c.chunk_id not in taken and len(c.text) <= self.expand_chars]
+        if not sections:
+            return None
+        focus = self.focus_vector(query)
+        tables = self.unit_vectors([*chosen, *(c.chunk_id for c in sections)])
+        found = _closest_unit([tables.get(i) for i in chosen], focus)
+        nearest = _closest_unit_each([tables.get(c.chunk_id) for c in sections], focus)
+        at = int(np.argmax(nearest))
+        if found <= 0 or nearest[at] < _CLOSEST_SHARE * found:
+            return None
+        return sections[at]
 
     def warm_up(self) -> list[Chunk]:
         """Load the embedding model, the keyword index and Chroma's vector index now, not
@@ -579,3 +617,24 @@ def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) 
             out.append(i)
             pages.discard(page)
     return out
+
+
+def _closest_unit_each(tables: Sequence[UnitVectors | None], vector: np.ndarray) -> np.ndarray:
+    """For each table of unit vectors, the highest cosine of its units with `vector` (-1 for
+    a chunk without stored units)."""
+    rows = [np.stack(list(t.values())) if t else None for t in tables]
+    sizes = [0 if r is None else len(r) for r in rows]
+    out = np.full(len(rows), -1.0)
+    if not any(sizes):
+        return out
+    scores = np.concatenate([r for r in rows if r is not None]) @ vector
+    starts = np.cumsum([0, *sizes[:-1]])
+    for i, (start, size) in enumerate(zip(starts, sizes, strict=True)):
+        if size:
+            out[i] = float(scores[start : start + size].max())
+    return out
+
+
+def _closest_unit(tables: Sequence[UnitVectors | None], vector: np.ndarray) -> float:
+    """The highest cosine of any unit of `tables` with `vector` (-1 when none has units)."""
+    return float(_closest_unit_each(tables, vector).max(initial=-1.0))
