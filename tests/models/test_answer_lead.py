@@ -500,6 +500,23 @@ def test_a_key_points_code_shows_when_it_matches_the_question_better_than_the_ex
     assert "<script>" not in other and "- Then add the script that turns the dice. [1]" in other
 
 
+def test_a_lead_pointing_back_opens_with_the_sentence_it_points_to():
+    text = """[1] Names > Primary names (names.md)
+Register a name for your wallet first.
+
+You can read the primary name of a wallet with the names API. This allows apps to show primary names instead of wallet addresses in the frontend."""
+    answer = compose_answer("How can my app show primary names instead of wallet addresses?",
+                            parse_references(text), fake_vectors(["name"]))
+    assert lead_statement(answer) == (
+        "You can read the primary name of a wallet with the names API. This allows apps to "
+        "show primary names instead of wallet addresses in the frontend. [1]")
+    # ... from its own paragraph only: a lead opening a paragraph stands alone
+    alone = compose_answer("How can my app show primary names instead of wallet addresses?",
+                           parse_references(text.replace("API. This", "API.\n\nThis")),
+                           fake_vectors(["name"]))
+    assert lead_statement(alone).startswith("This allows apps")
+
+
 def test_a_diagram_is_never_shown():
     text = """[1] Behind a proxy (proxy.md)
 The proxy strips the path prefix before the request reaches the app, so the docs UI must fetch the schema at the prefixed path:

@@ -45,6 +45,11 @@ _SHORT_CODE_CHARS = 400
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
 _MAX_POINTS = 10
+# A lead opening with these leans on the sentence before it, which then opens the answer.
+_POINTS_BACK = re.compile(
+    r"(?:this|that|these|those|it|they|there|so|thus|therefore|because\s+of\s+(?:this|that))\b",
+    re.I,
+)
 # A list or table of at most this many items comes whole once two of its items are key
 # points: part of an enumeration ("the rollback steps") reads as all of it.
 _WHOLE_LIST = 8
@@ -113,7 +118,12 @@ def compose_parts(
         used.add(id(tail))
     at = {(c.ref.n, c.pos): c for c in cands}
     code = _code_of(lead, at)
-    yield f"## {lead.ref.topic}\n\n{_joined(lead, tail, code is not None)} {_cite(lead.ref)}"
+    said = _said_before(lead, at)
+    if said is not None:
+        used.add(id(said))
+    opening = f"{said.unit.text} " if said is not None else ""
+    yield (f"## {lead.ref.topic}\n\n{opening}{_joined(lead, tail, code is not None)} "
+           f"{_cite(lead.ref)}")
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where
@@ -200,6 +210,18 @@ def _second_block(
         and id(block) not in shown and (block.lex > lex or block.score >= bar)
     ]
     return max(offers, key=lambda o: o[1].lex, default=(None, None))
+
+
+def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+    """The sentence before a lead that points back to it ("This allows users to see their
+    Primary Domains...": what allows it is said just before), in the same paragraph."""
+    if not _POINTS_BACK.match(lead.unit.text.lstrip("*_ ")):
+        return None
+    before = at.get((lead.ref.n, lead.pos - 1))
+    if (before is None or before.unit.kind != "prose" or before.unit.block != lead.unit.block
+            or before.unit.announces or before.filler):
+        return None
+    return before
 
 
 def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
