@@ -56,7 +56,8 @@ _NAME_NOUNS = (
     r"library|package|module|server|media\s+type|format|keyword|attribute|property|exception|"
     r"error|middleware|dependency|library|framework|network|wallet|token|contract|service|"
     r"provider|model|response|object|hook|api|route|path|extension|plugin|url|uri|software|"
-    r"address|name|command\s+line|cli"
+    r"address|name|command\s+line|cli|algorithm|algo|compan(?:y|ie)|firm|vendor|protocol|"
+    r"standard|database|engine"
 )
 _NAME = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+){{0,3}}?(?:{_NAME_NOUNS})s?\b"

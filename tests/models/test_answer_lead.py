@@ -231,6 +231,9 @@ def test_statements_about_the_product_are_not_filler(text):
     ("Which settings control how long a search may take?", "name"),
     ("What is the default timeout, and which setting changes it?", "value"),
     ("What media type does FastAPI use for JSON Lines?", "name"),
+    ("In the JWT tutorial, what signing algorithm is used for the tokens?", "name"),
+    ("Which security firm audited the contracts?", "name"),
+    ("Which companies are backing the project?", "name"),
     ("What happens when the rate limit is hit?", "outcome"),
     ("Why does Somnia rely on BLS signatures?", "concept"),
     # ... after a phrase setting the scene, too
