@@ -266,10 +266,9 @@ def test_a_verb_of_getting_is_frame():
 
 def test_putting_in_is_frame():
     # "how much do I PUT INTO the DAO": the docs say "deposit"; what is put in is the value
-    assert states("How much STT do I have to put into the DAO?",
-                  "The DAO requires a minimum deposit of 0.001 STT.")
-    assert not states("How much STT do I have to put into the DAO?",
-                      "The faucet gives 1 STT a day.")
+    question = "How much STT do I have to put into the DAO?"
+    assert states(question, "The DAO requires a minimum deposit of 0.001 STT.")
+    assert not states(question, "The faucet gives 1 STT a day.")
 
 
 def test_waiting_says_a_duration_is_asked_not_what_it_is_of():
