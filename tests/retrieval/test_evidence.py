@@ -17,7 +17,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "last": 4, "bootstrap": 2, "rough": 2, "stay": 3, "certificat": 4, "valid": 5,
         "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
         "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3,
-        "wait": 1, "tap": 2, "put": 1, "dao": 3}
+        "wait": 1, "tap": 2, "put": 1, "dao": 3, "answer": 2, "reply": 2,
+        "expect": 1, "team": 4, "ship": 2}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -269,6 +270,13 @@ def test_putting_in_is_frame():
     question = "How much STT do I have to put into the DAO?"
     assert states(question, "The DAO requires a minimum deposit of 0.001 STT.")
     assert not states(question, "The faucet gives 1 STT a day.")
+
+
+def test_a_reply_is_an_answer_and_expecting_is_frame():
+    # "how soon should I EXPECT an ANSWER": the docs say when the team aims to REPLY
+    question = "How soon should I expect an answer from the team?"
+    assert states(question, "The team aims to reply within 24 hours.")
+    assert not states(question, "The team aims to ship within 24 hours.")
 
 
 def test_waiting_says_a_duration_is_asked_not_what_it_is_of():

@@ -108,6 +108,7 @@ _FRAME = frozenset(
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
     mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
+    expect expects
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
@@ -134,6 +135,11 @@ _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
 _POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
+# Words a passage may use for the question's: "how soon should I expect an ANSWER?" is
+# answered by "DevRel aims to REPLY within 24 hours".
+_SAME_MEANING = (
+    frozenset(stem(w) for w in "answer answers reply replies respond responds".split()),
+)
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
 # A sentence opening on what came before it: "All records...", "These fees...", "They...".
@@ -209,7 +215,7 @@ def _stated_for(
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
             if not (_stated(measure, segment, named, near) or version_heading):
                 continue
-            words = with_shorthand(set(tokenize(f"{heading} {near}")))
+            words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             if named <= words and (subject or _covered(words, weight)):
                 return True
     return False
@@ -272,6 +278,11 @@ def _weights(
         and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
     ]
     return {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in about}
+
+
+def _with_same_meaning(words: set[str]) -> set[str]:
+    """`words` (stemmed) and the words of the same meaning as any of them."""
+    return words.union(*(group for group in _SAME_MEANING if not group.isdisjoint(words)))
 
 
 def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
