@@ -18,7 +18,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "reward": 3, "say": 4, "pick": 3, "top": 5, "back": 6, "drop": 3, "cert": 1,
         "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3,
         "wait": 1, "tap": 2, "put": 1, "dao": 3, "answer": 2, "reply": 2,
-        "expect": 1, "team": 4, "ship": 2}
+        "expect": 1, "team": 4, "ship": 2, "anti": 1, "money": 2, "launder": 1, "aml": 2,
+        "policy": 3, "record": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -277,6 +278,12 @@ def test_a_reply_is_an_answer_and_expecting_is_frame():
     question = "How soon should I expect an answer from the team?"
     assert states(question, "The team aims to reply within 24 hours.")
     assert not states(question, "The team aims to ship within 24 hours.")
+
+
+def test_initials_in_a_passage_say_what_the_question_spells_out():
+    question = "How long are records kept under the anti-money-laundering policy?"
+    assert states(question, "AML: all records are retained for five years.")
+    assert not states(question, "All records are retained for five years.")
 
 
 def test_waiting_says_a_duration_is_asked_not_what_it_is_of():

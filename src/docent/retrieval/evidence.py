@@ -203,6 +203,7 @@ def _stated_for(
             named = named | {verb}
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(clause, named, doc_freq, n_docs, generic)
+    spelled = _spelled_out(clause)
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -216,6 +217,8 @@ def _stated_for(
             if not (_stated(measure, segment, named, near) or version_heading):
                 continue
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
+            # "anti-money-laundering" in the question, "AML" in the passage
+            words = words.union(*(terms for short, terms in spelled if short in words))
             if named <= words and (subject or _covered(words, weight)):
                 return True
     return False
@@ -278,6 +281,21 @@ def _weights(
         and 0 < doc_freq.get(t, 0) <= _COMMON * n_docs
     ]
     return {t: math.log((n_docs + 1) / (doc_freq.get(t, 0) + 0.5)) for t in about}
+
+
+# Words a passage may write as their initials: "anti-money-laundering", "Know Your Customer".
+_SPELLED_OUT = re.compile(
+    r"\b[A-Za-z]+(?:-[A-Za-z]+){1,5}\b|\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,5}\b"
+)
+
+
+def _spelled_out(clause: str) -> list[tuple[str, set[str]]]:
+    """The initials (lower case) of each run of words `clause` may abbreviate, with the
+    run's terms: a passage saying "AML" says what "anti-money-laundering" asks about."""
+    return [
+        ("".join(w[0] for w in re.split(r"[-\s]+", m.group())).lower(), set(tokenize(m.group())))
+        for m in _SPELLED_OUT.finditer(clause)
+    ]
 
 
 def _with_same_meaning(words: set[str]) -> set[str]:
