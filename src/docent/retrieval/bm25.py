@@ -161,9 +161,14 @@ class KeywordIndex:
     ) -> None:
         self.chunks = chunks
         self.by_id = {c.chunk_id: c for c in chunks}
+        # Each page's chunks in document order, and the chunk after each one.
         self.by_file: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             self.by_file.setdefault(chunk.source_file, []).append(chunk)
+        self.following: dict[str, Chunk] = {
+            a.chunk_id: b
+            for page in self.by_file.values() for a, b in zip(page[:-1], page[1:], strict=True)
+        }
         self._bm25 = bm25
         self.doc_freq = doc_freq
         # With the last part of every path the docs write ("myfile.txt" of

@@ -14,6 +14,7 @@ from cachetools import LRUCache
 from docent.config import Settings
 from docent.failures import exc_fields
 from docent.retrieval import keyword_store
+from docent.retrieval.announced import completed
 from docent.retrieval.bm25 import KeywordIndex, is_changelog
 from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
@@ -190,6 +191,13 @@ class HybridRetriever:
         if hits and self.check_values and not self.states_value(
                 query, _value_evidence(hits, k), fingerprint):
             return []  # it asks for a value no passage gives
+        # A passage ending "...run the command:" gets the command that opens its page's next
+        # chunk; the checks above read the passages as indexed.
+        hits = [
+            Hit(chunk=done, score=h.score) if (done := completed(
+                h.chunk, index.following.get(h.chunk.chunk_id))) is not h.chunk else h
+            for h in hits
+        ]
         if current:  # answered while the new index was on its way: not for the cache
             self._cache.put(key, hits)
         return hits

@@ -1,0 +1,30 @@
+"""A passage that ends by announcing a block ("Run the tests with:") whose block opens the
+next chunk of its page: the chunker cut between the two, so the passage is completed with
+that block before the answer reads it ("Import `EventSourceResponse` from `fastapi.sse`:"
+is worth nothing without the import it announces).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from docent.retrieval.types import Chunk
+
+# The passage's last line is a sentence ending in ":", not a list item, heading, table row
+# or fence (only its end is read: an announcement is a line).
+_ANNOUNCING_END = re.compile(r"(?:^|\n)(?![ \t]*(?:[-*+]|\d+\.|#|\||`{3}|~{3}))[^\n]*:\s*$")
+_TAIL = 400
+# A fenced block the next chunk opens with, closed by the same fence.
+_OPENING_BLOCK = re.compile(r"\A\s*((`{3,}|~{3,})[^\n]*\n.*?\n\s*\2)[ \t]*(?:\n|\Z)", re.S)
+
+
+def completed(chunk: Chunk, following: Chunk | None) -> Chunk:
+    """`chunk` with the block `following` (the next chunk of its page) opens with, when
+    `chunk` ends by announcing one; else `chunk` itself."""
+    if following is None or not _ANNOUNCING_END.search(chunk.text.rstrip()[-_TAIL:]):
+        return chunk
+    block = _OPENING_BLOCK.match(following.text)
+    if block is None:
+        return chunk
+    return replace(chunk, text=f"{chunk.text.rstrip()}\n\n{block.group(1)}")

@@ -1,0 +1,51 @@
+"""A passage ending by announcing a block gets the block its page's next chunk opens with."""
+
+from __future__ import annotations
+
+from docent.ingest import ingest_path
+from docent.retrieval.announced import completed
+from docent.retrieval.types import Chunk
+from tests.retrieval.conftest import FakeEmbedder, write_docs
+from tests.retrieval.test_retriever import _retriever
+
+
+def chunk(i: int, text: str) -> Chunk:
+    return Chunk(f"c{i}", "testing.md", "Testing", "Testing", "testing", "", text)
+
+
+RUN = "```console\n$ pytest\n```"
+
+
+def test_an_announcement_gets_the_block_the_next_chunk_opens_with():
+    ends = chunk(1, "Write the test first.\n\nRun the tests with:")
+    assert completed(ends, chunk(2, f"{RUN}\n\nThen read the report.")).text == (
+        f"Write the test first.\n\nRun the tests with:\n\n{RUN}")
+
+
+def test_nothing_is_added_without_an_announcement_or_an_opening_block():
+    ends = chunk(1, "Run the tests with:")
+    assert completed(ends, chunk(2, f"Then read the report.\n\n{RUN}")) is ends
+    assert completed(ends, None) is ends
+    plain = chunk(1, "Run the tests.")
+    assert completed(plain, chunk(2, RUN)) is plain
+    # a list item or a heading ending in ":" announces nothing of the next chunk
+    for text in ("Steps:\n\n- install it:", "## Usage:"):
+        listed = chunk(1, text)
+        assert completed(listed, chunk(2, RUN)) is listed
+
+
+def test_search_completes_a_passage_cut_before_the_block_it_announces(tmp_path, data_settings):
+    embedder = FakeEmbedder()
+    filler = " ".join(f"word{j}" for j in range(150))  # keeps each section a chunk of its own
+    docs = write_docs(tmp_path / "docs", {
+        "testing.md": f"# Testing\n\n## Run them\n\n{filler}\n\nRun the kiln tests with:\n\n"
+                      f"## Output\n\n{RUN}\n\nThe kiln report follows. {filler}\n",
+        "other.md": "# Other\n\nNothing about kilns.\n",
+    })
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder)
+    sections = [c.section_title for c in retriever.keyword_index().by_file["testing.md"]]
+    assert sections == ["Testing > Run them", "Testing > Output"]  # cut before the block
+    hits = retriever.search("How do I run the kiln tests?", 3)
+    run = next(h.chunk for h in hits if h.chunk.section_title == "Testing > Run them")
+    assert run.text.endswith(f"Run the kiln tests with:\n\n{RUN}")
