@@ -22,6 +22,15 @@ def test_an_announcement_gets_the_block_the_next_chunk_opens_with():
         f"Write the test first.\n\nRun the tests with:\n\n{RUN}")
 
 
+def test_a_crawled_pages_indented_block_is_a_block_too():
+    ends = chunk(1, "Create a new file `app/api/route.ts`:")
+    following = chunk(2, "    import { NextRequest } from 'next/server'\n    \n"
+                         "    export async function GET() {}\n\nReplace the key.")
+    assert completed(ends, following).text == (
+        "Create a new file `app/api/route.ts`:\n\n    import { NextRequest } from "
+        "'next/server'\n    \n    export async function GET() {}")
+
+
 def test_nothing_is_added_without_an_announcement_or_an_opening_block():
     ends = chunk(1, "Run the tests with:")
     assert completed(ends, chunk(2, f"Then read the report.\n\n{RUN}")) is ends

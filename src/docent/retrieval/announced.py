@@ -15,8 +15,13 @@ from docent.retrieval.types import Chunk
 # or fence (only its end is read: an announcement is a line).
 _ANNOUNCING_END = re.compile(r"(?:^|\n)(?![ \t]*(?:[-*+]|\d+\.|#|\||`{3}|~{3}))[^\n]*:\s*$")
 _TAIL = 400
-# A fenced block the next chunk opens with, closed by the same fence.
-_OPENING_BLOCK = re.compile(r"\A\s*((`{3,}|~{3,})[^\n]*\n.*?\n\s*\2)[ \t]*(?:\n|\Z)", re.S)
+# A fenced block the next chunk opens with, closed by the same fence; or an indented one,
+# as crawled pages write code (up to the first line that is neither blank nor indented).
+_OPENING_BLOCK = re.compile(
+    r"\A\s*((`{3,}|~{3,})[^\n]*\n.*?\n\s*\2)[ \t]*(?:\n|\Z)"
+    r"|\A(?:[ \t]*\n)*((?:(?: {4}|\t)[^\n]*\S[^\n]*(?:\n|\Z)(?:[ \t]*\n)*)+)",
+    re.S,
+)
 
 
 def completed(chunk: Chunk, following: Chunk | None) -> Chunk:
@@ -27,4 +32,5 @@ def completed(chunk: Chunk, following: Chunk | None) -> Chunk:
     block = _OPENING_BLOCK.match(following.text)
     if block is None:
         return chunk
-    return replace(chunk, text=f"{chunk.text.rstrip()}\n\n{block.group(1)}")
+    code = block.group(1) or block.group(3).rstrip()
+    return replace(chunk, text=f"{chunk.text.rstrip()}\n\n{code}")
