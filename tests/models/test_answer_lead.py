@@ -520,6 +520,25 @@ You can read the primary name of a wallet with the names API. This allows apps t
     assert lead_statement(alone).startswith("This allows apps")
 
 
+def test_code_shows_under_the_point_announcing_it_not_the_sentence_before():
+    text = """[1] Wallets > Install (wallets.md)
+Install the wallet kit and its providers with npm.
+
+[2] Wallets > Providers (wallets.md)
+Next, the wallet kit needs a providers folder: make one at the root, as npm installs nothing there. Inside that directory, create a file named `Providers.tsx` that wraps the whole wallet application in one more component, with the following content:
+
+```
+import { WalletKitProvider } from "wallet-kit";
+export function Providers({ children }) {
+  return <WalletKitProvider>{children}</WalletKitProvider>;
+}
+```"""
+    answer = compose_answer("How do I install the wallet kit with npm?", parse_references(text),
+                            fake_vectors(["wallet"]))
+    assert "installs nothing there. [2]\n- Inside that directory" in answer
+    assert "with the following content: [2]\n\n  ```\n  import { WalletKitProvider }" in answer
+
+
 def test_a_diagram_is_never_shown():
     text = """[1] Behind a proxy (proxy.md)
 The proxy strips the path prefix before the request reaches the app, so the docs UI must fetch the schema at the prefixed path:

@@ -133,6 +133,7 @@ def compose_parts(
         ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
+    owner = _nearest_before(nested, points, at, owner)
     # The block the lead or a key point announces (a URL, a sample reply) does not keep away
     # a clearly better example (the code that does what the question asks); one a key
     # point introduces shows under that point instead.
@@ -209,7 +210,21 @@ def _second_block(
         if p is not owner and (block := _code_of(p, at)) is not None
         and id(block) not in shown and (block.lex > lex or block.score >= bar)
     ]
-    return max(offers, key=lambda o: o[1].lex, default=(None, None))
+    point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
+    return _nearest_before(block, points, at, point), block
+
+
+def _nearest_before(
+    block: Candidate | None, points: list[Candidate], at: dict[tuple[int, int], Candidate],
+    point: Candidate | None,
+) -> Candidate | None:
+    """Of the key points whose code is `block`, the one right before it ("...create a file
+    named `ClientProvider.tsx` with the following content:", not the sentence before that
+    one, which the block would leave ending in a colon); `point` when there is no block."""
+    if block is None:
+        return point
+    return max((p for p in points if _code_of(p, at) is block), key=lambda p: p.pos,
+               default=point)
 
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
