@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docent.ingest import ingest_path
 from docent.retrieval.announced import completed
+from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.types import Chunk
 from tests.retrieval.conftest import FakeEmbedder, write_docs
 from tests.retrieval.test_retriever import _retriever
@@ -41,6 +42,19 @@ def test_nothing_is_added_without_an_announcement_or_an_opening_block():
     for text in ("Steps:\n\n- install it:", "## Usage:"):
         listed = chunk(1, text)
         assert completed(listed, chunk(2, RUN)) is listed
+
+
+def test_the_next_chunk_is_known_only_for_a_page_stored_in_its_own_order():
+    def page(i: int, section: str, file: str = "testing.md") -> Chunk:
+        return Chunk(f"{file}{i}", file, "T", section, "", "", f"text {i}")
+
+    ordered = [page(1, "A"), page(2, "A"), page(3, "B")]
+    index = KeywordIndex(ordered)
+    assert index.following == {"testing.md1": ordered[1], "testing.md2": ordered[2]}
+    # re-ingested in part: a changed chunk is appended after another page's
+    assert KeywordIndex([*ordered[:2], page(1, "X", "other.md"), ordered[2]]).following == {}
+    # ... or right after its own page's, where its section comes back
+    assert KeywordIndex([page(1, "A"), page(2, "B"), page(3, "A")]).following == {}
 
 
 def test_search_completes_a_passage_cut_before_the_block_it_announces(tmp_path, data_settings):

@@ -118,6 +118,22 @@ def _with_path_tails(words: Iterable[str]) -> frozenset[str]:
     return words | {w.rsplit("/", 1)[-1] for w in words if "/" in w}
 
 
+def _in_page_order(page: Sequence[Chunk], at: Sequence[int]) -> bool:
+    """Whether a page's chunks, at positions `at` of the store's list, are in the page's
+    own order: written in one piece (an ingestion writes a page's chunks in order; one that
+    re-ingests a changed page keeps its unchanged chunks where they were and appends the
+    new ones, out of order), with each section's chunks together."""
+    if at[-1] - at[0] != len(at) - 1:
+        return False
+    seen: set[str] = set()
+    for before, chunk in zip([None, *page[:-1]], page, strict=True):
+        if before is None or chunk.section_title != before.section_title:
+            if chunk.section_title in seen:
+                return False
+            seen.add(chunk.section_title)
+    return True
+
+
 class KeywordIndex:
     """A BM25 index over the `embedding_text` of a fixed list of chunks."""
 
@@ -161,13 +177,16 @@ class KeywordIndex:
     ) -> None:
         self.chunks = chunks
         self.by_id = {c.chunk_id: c for c in chunks}
-        # Each page's chunks in document order, and the chunk after each one.
+        # Each page's chunks, and the chunk after each one where the order is the page's own.
         self.by_file: dict[str, list[Chunk]] = {}
-        for chunk in chunks:
+        at: dict[str, list[int]] = {}
+        for i, chunk in enumerate(chunks):
             self.by_file.setdefault(chunk.source_file, []).append(chunk)
+            at.setdefault(chunk.source_file, []).append(i)
         self.following: dict[str, Chunk] = {
             a.chunk_id: b
-            for page in self.by_file.values() for a, b in zip(page[:-1], page[1:], strict=True)
+            for file, page in self.by_file.items() if _in_page_order(page, at[file])
+            for a, b in zip(page[:-1], page[1:], strict=True)
         }
         self._bm25 = bm25
         self.doc_freq = doc_freq
