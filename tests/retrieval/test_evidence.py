@@ -266,31 +266,24 @@ def test_a_verb_of_getting_is_frame():
                   "50% of all fees are distributed to validators.")
 
 
-def test_putting_in_is_frame():
+@pytest.mark.parametrize(("question", "stated", "not_stated"), [
     # "how much do I PUT INTO the DAO": the docs say "deposit"; what is put in is the value
-    question = "How much STT do I have to put into the DAO?"
-    assert states(question, "The DAO requires a minimum deposit of 0.001 STT.")
-    assert not states(question, "The faucet gives 1 STT a day.")
-
-
-def test_a_reply_is_an_answer_and_expecting_is_frame():
+    ("How much STT do I have to put into the DAO?",
+     "The DAO requires a minimum deposit of 0.001 STT.", "The faucet gives 1 STT a day."),
     # "how soon should I EXPECT an ANSWER": the docs say when the team aims to REPLY
-    question = "How soon should I expect an answer from the team?"
-    assert states(question, "The team aims to reply within 24 hours.")
-    assert not states(question, "The team aims to ship within 24 hours.")
-
-
-def test_initials_in_a_passage_say_what_the_question_spells_out():
-    question = "How long are records kept under the anti-money-laundering policy?"
-    assert states(question, "AML: all records are retained for five years.")
-    assert not states(question, "All records are retained for five years.")
-
-
-def test_waiting_says_a_duration_is_asked_not_what_it_is_of():
+    ("How soon should I expect an answer from the team?",
+     "The team aims to reply within 24 hours.", "The team aims to ship within 24 hours."),
+    # a passage's initials say what the question spells out
+    ("How long are records kept under the anti-money-laundering policy?",
+     "AML: all records are retained for five years.",
+     "All records are retained for five years."),
     # "how long must a player WAIT between taps": the docs state the cooldown of taps
-    question = "How long does a player have to wait between taps?"
-    assert states(question, "Taps have a 1-second cooldown.")
-    assert not states(question, "Sessions last 30 minutes.")
+    ("How long does a player have to wait between taps?",
+     "Taps have a 1-second cooldown.", "Sessions last 30 minutes."),
+], ids=["putting-in-is-frame", "a-reply-is-an-answer", "initials", "waiting-asks-a-duration"])
+def test_what_a_value_is_about_is_read_as_the_docs_say_it(question, stated, not_stated):
+    assert states(question, stated)
+    assert not states(question, not_stated)
 
 
 def test_the_frame_of_a_change_or_a_choice_names_nothing():
