@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from typing import Any
 
 from docent.retrieval.chunking import embedding_text
@@ -123,15 +124,8 @@ def _in_page_order(page: Sequence[Chunk], at: Sequence[int]) -> bool:
     own order: written in one piece (an ingestion writes a page's chunks in order; one that
     re-ingests a changed page keeps its unchanged chunks where they were and appends the
     new ones, out of order), with each section's chunks together."""
-    if at[-1] - at[0] != len(at) - 1:
-        return False
-    seen: set[str] = set()
-    for before, chunk in zip([None, *page[:-1]], page, strict=True):
-        if before is None or chunk.section_title != before.section_title:
-            if chunk.section_title in seen:
-                return False
-            seen.add(chunk.section_title)
-    return True
+    sections = [title for title, _ in groupby(c.section_title for c in page)]
+    return at[-1] - at[0] == len(at) - 1 and len(sections) == len(set(sections))
 
 
 class KeywordIndex:

@@ -193,11 +193,8 @@ class HybridRetriever:
             return []  # it asks for a value no passage gives
         # A passage ending "...run the command:" gets the command that opens its page's next
         # chunk; the checks above read the passages as indexed.
-        hits = [
-            Hit(chunk=done, score=h.score) if (done := completed(
-                h.chunk, index.following.get(h.chunk.chunk_id))) is not h.chunk else h
-            for h in hits
-        ]
+        hits = [Hit(completed(h.chunk, index.following.get(h.chunk.chunk_id)), h.score)
+                for h in hits]
         if current:  # answered while the new index was on its way: not for the cache
             self._cache.put(key, hits)
         return hits
@@ -630,17 +627,9 @@ def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) 
 def _closest_unit_each(tables: Sequence[UnitVectors | None], vector: np.ndarray) -> np.ndarray:
     """For each table of unit vectors, the highest cosine of its units with `vector` (-1 for
     a chunk without stored units)."""
-    rows = [np.stack(list(t.values())) if t else None for t in tables]
-    sizes = [0 if r is None else len(r) for r in rows]
-    out = np.full(len(rows), -1.0)
-    if not any(sizes):
-        return out
-    scores = np.concatenate([r for r in rows if r is not None]) @ vector
-    starts = np.cumsum([0, *sizes[:-1]])
-    for i, (start, size) in enumerate(zip(starts, sizes, strict=True)):
-        if size:
-            out[i] = float(scores[start : start + size].max())
-    return out
+    return np.array([
+        float((np.stack(list(t.values())) @ vector).max()) if t else -1.0 for t in tables
+    ])
 
 
 def _closest_unit(tables: Sequence[UnitVectors | None], vector: np.ndarray) -> float:
