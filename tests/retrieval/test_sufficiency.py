@@ -103,6 +103,13 @@ def test_a_figure_with_its_unit_is_the_users_own_not_a_name():
     assert names("Can a 3D backend stream over HTTP/3?") == ["3D", "HTTP/3"]  # names
 
 
+def test_an_x_header_is_the_users_own():
+    # By the HTTP convention a header named X-... is one the user made up.
+    assert names("How do I put a custom X-Trace-Id header on the response?") == []
+    assert names("Should every route check the x-api-key?") == []
+    assert names("How do I put a custom Trace-Id header on the response?") == ["Trace-Id"]
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []
@@ -198,7 +205,10 @@ def test_emphasis_and_else_name_nothing_the_docs_must_cover():
     n = len(CHUNKS)
     plain = coverage("cleanup code after the response", hits, INDEX.doc_freq, n)
     for asked in ("Exactly when does cleanup code run after the response, or else?",
-                  "Does cleanup code really run after the response, actually?"):
+                  "Does cleanup code really run after the response, actually?",
+                  # nor these, which only tell the user's story
+                  "I'm already sure cleanup code runs completely after the response, "
+                  "while yield still runs?"):
         assert coverage(asked, hits, INDEX.doc_freq, n) == plain == 1.0
 
 

@@ -49,7 +49,8 @@ GENERIC = frozenset(
     describe step steps possible able thing something anything everything kind type types
     good best better should must also like just instead other another each every any all
     some many much more most one two first new own same sure situation situations case
-    cases scenario scenarios circumstance circumstances exactly actually really else""".split()
+    cases scenario scenarios circumstance circumstances exactly actually really else
+    already completely while still m""".split()
 )
 _FILE_NAME = re.compile(r"[\w-]+\.[a-z][a-z0-9]*")
 _VOWEL = re.compile(r"[aeiouy]")
@@ -65,6 +66,8 @@ _ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:[\w-]+\s+and\s
 # A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
 _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
                       re.I)
+# "X-Trace-Id": by the HTTP convention for custom headers, a name the user made up.
+_CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
@@ -112,7 +115,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _EXAMPLE.search(before):
+        ) or _EXAMPLE.search(before) or _CUSTOM_HEADER.fullmatch(word):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
