@@ -396,6 +396,22 @@ def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(
         scene + "Does ZQX_TURBO_MODE pass quarterly compliance audits by reviewers?", 3) == []
 
 
+def test_the_scene_is_found_before_incidental_words_are_taken_out(
+    tmp_path, data_settings, fake_embedder
+):
+    # "noob question: what is an ABI...": without "noob", "question:" is too short a scene
+    # to split off; it is split off first, and the question after it is covered whole.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, max_unknown_shift=0.24,
+                           check_names=False, min_coverage=0.95)
+    question = ("quuxy cooking: how do I set ZQX_TURBO_MODE to enable the fast path, the fast "
+                "path with the turbo mode on?")
+    assert retriever.unknown_shift(question) < 0.1  # "quuxy" is incidental
+    hits = retriever.search(question, 1)
+    assert [h.chunk.source_file for h in hits] == ["flags.md"]
+    assert retriever.coverage(question.replace("quuxy ", ""), hits) < 0.95
+
+
 def _two_section_pages(tmp_path, rivals: int):
     pad = " ".join(f"word{i}" for i in range(60))  # sections big enough to stay chunks
     files = {f"{t}-{i}.md": f"# {t.title()} {i}\n\nNotes about {t} number {i}.\n"

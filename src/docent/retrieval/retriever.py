@@ -267,12 +267,14 @@ class HybridRetriever:
                 # Words that barely move the question ("Swagger UI CHOKES when...") are
                 # paraphrase: they count against coverage no more than against the shift.
                 query = without(query, unknown)
+                # Found before the words go: "noob question: what is an ABI..." is
+                # split at its colon, "question: what is an ABI..." is too short to be.
+                asked = without(asked, self._unknown_words(asked, fingerprint))
         if self.coverage(query, hits, fingerprint) >= self.min_coverage:
             return True
         # A long scene before the question ("Our security team wants /docs switched off in
         # prod for security reasons.") dilutes it: the question alone may be covered.
-        alone = asked_part(query)
-        return alone != query and self.coverage(alone, hits, fingerprint) >= self.min_coverage
+        return asked != query and self.coverage(asked, hits, fingerprint) >= self.min_coverage
 
     def states_value(self, query: str, hits: list[Hit], fingerprint: str | None = None) -> bool:
         """Whether the hits state the value `query` asks for, if it asks for one (see
