@@ -34,7 +34,7 @@ _VALUE = re.compile(
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?"
     r"(?:default|maximum|minimum|max|min|limit|size|price|pricing|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
-    r"id|chain\s+id|apy|apr)s?\b"
+    r"id|chain\s+id|apy|apr|cap|quota|ceiling)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
     # "Which FastAPI RELEASE dropped...": a version; not "what do the release notes say"
     r"|\b(?:which|what)\s+(?:\w+\s+)?releases?\b(?!\s+notes?\b)"
@@ -182,8 +182,8 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
                            # the ratios lending states as percentages
                            r"|\b(?:loan-to-value|ltv|collateral\s+(?:factor|ratio)"
                            r"|liquidation\s+(?:threshold|penalty))\b")),
-    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:versions?|releases?(?!\s+notes?\b))\b"
-                           r"|\bsince\s+which\b")),
+    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?"
+                           r"(?:versions?|releases?(?!\s+notes?\b))\b|\bsince\s+which\b")),
     ("duration", re.compile(
         r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
         r"|\bhow\s+many\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
@@ -235,7 +235,10 @@ _NUMBER_WORDS = frozenset(
 )
 _MEASURED = re.compile(r"\bhow\s+much\s+" + _WORDS)
 # "Which Python version", "the version of Chroma": what the version is of.
-_VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)\s+versions?\b"
+# ("which OpenAPI SPEC version": OpenAPI's, a kind of thing between)
+_VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)"
+                        r"(?:\s+(?:spec|specification|standard|schema|package|library|sdk))?"
+                        r"\s+versions?\b"
                         r"|\bversions?\s+of\s+([a-z][\w.-]*)")
 # "the largest MARKDOWN FILE size", "the size of AN UPLOAD": what a size is of.
 _SIZE_AFTER = re.compile(r"((?:[a-z][\w'-]*\s+){1,2})(?:size|length)s?\b")

@@ -360,6 +360,11 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What's the max players one world server can host?", Measure("count", ("players",))),
     ("Which Python version do I need?", Measure("version", ("python",))),
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
+    # the version of OpenAPI, a spec: "spec" says what kind of thing, not which
+    ("Which OpenAPI spec version does FastAPI declare?", Measure("version", ("openapi",))),
+    # a cap, a quota or a ceiling is a number asked for
+    ("What's the requests per minute cap on the public endpoint?", Measure("number")),
+    ("What is the API quota per project?", Measure("number")),
     ("What is the address of the ETH/USD price feed?", Measure("number")),
     ("What is the largest markdown file size docent will ingest?",
      Measure("size", ("markdown", "file"))),
