@@ -606,3 +606,34 @@ Deploy scripts read the network name from the command line."""
                             parse_references(text))
     assert "- Define `RPC_MAINNET` and `RPC_TESTNET` as the network URLs. [2]" in answer
     assert "Deploy scripts read" not in answer  # the rest of its page stays out
+
+
+GLOBAL_CHECK = """[1] Headers > Duplicate headers (headers.md)
+To receive a header that can appear more than once, declare it as a list:
+
+```python
+async def read_items(x_token: Annotated[list[str] | None, Header()] = None):
+    return {"X-Token values": x_token}
+```
+
+[2] Global checks (global.md)
+```python
+async def verify_key(x_key: Annotated[str, Header()]):
+    if x_key != "secret":
+        raise HTTPException(status_code=400, detail="X-Key header invalid")
+
+app = FastAPI(dependencies=[Depends(verify_key)])
+```"""
+
+
+def test_a_passage_of_code_alone_shows_when_it_matches_the_question():
+    # The chunker cut the global check's code from the sentences before it: no statement
+    # of its passage can be chosen, yet it is what the question asks for.
+    question = "Can I check the X-Key header once for the whole app instead of on each route?"
+    vectors = fake_vectors(["header", "check"])
+    answer = compose_answer(question, parse_references(GLOBAL_CHECK), vectors)
+    assert "Example [2]:\n\n```python\nasync def verify_key" in answer
+    # ... not when its words match the question less than the passage quoted
+    other = compose_answer("How do I receive a header that appears more than once?",
+                           parse_references(GLOBAL_CHECK), vectors)
+    assert "verify_key" not in other

@@ -517,13 +517,16 @@ def _on_topic_code(
         # introduces is noise (a report template under "how long until a reply?").
         return None
     quoted = {lead.page, *(p.page for p in points)}
+    # A passage of code alone (the chunker cut it from the sentences before it) has no
+    # statement to choose: its block may show when its words match the question's.
+    prose = {c.ref.n for c in cands if not c.unit.is_code}
     share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
     code = [
         c
         for c in cands
         if c.unit.is_code
-        and c.page in quoted
-        and (c.score >= share * lead.score or c.lex >= _CODE_LEX)
+        and (c.page in quoted or c.ref.n not in prose and c.lex >= _CODE_LEX)
+        and (c.score >= share * lead.score or c.lex >= _CODE_LEX and c.page in quoted)
     ]
     return max(code, key=lambda c: c.score, default=None)
 
