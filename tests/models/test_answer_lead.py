@@ -206,6 +206,7 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     # a tutorial's recap
     "Congratulations 🎉 You’ve just published data using Streams!",
     "You've successfully integrated ConnectKit in a Next.js application.",
+    "As you will see later, the router keeps its prefix.",
 ])
 def test_sentences_about_the_docs_are_filler(text):
     assert is_filler(text)
@@ -216,6 +217,9 @@ def test_sentences_about_the_docs_are_filler(text):
     "The page cache keeps 100 entries.",
     "Docent lists every source it cites.",
     "You have to pass the API key in the header.",
+    # what the user will see happen, not what the docs will show
+    "Click Execute and the cookies won't be sent: you will see an error message.",
+    "Go to /v1 and you'll see the response from Flask:",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

@@ -55,7 +55,10 @@ _FILLER_RE = re.compile(
     r"|^(?:we|you|i)(?:'ll|\s+will|\s+are\s+going\s+to)\s+(?:learn|see|explore|cover|walk|look"
     r"|show|discuss|describe|explain)\b"
     r"|\blet'?s\b|^let\s+us\b"
-    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\b|\bi'll\s+(?:show|tell|explain)\b"
+    # ("you will see how...", not what happens: "...and you will see an error message")
+    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\s+(?:how|what|why|which"
+    r"|more|later|below|about|in|that|this|these|all)\b"
+    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:learn|read|find\s+out)\b|\bi'll\s+(?:show|tell|explain)\b"
     r"|\b(?:in|on)\s+the\s+(?:next|previous|following|last)\s+(?:chapters?|sections?|pages?|parts?)\b"
     r"|\blater\s+in\s+(?:this|the)\s+(?:chapter|section|page|tutorial|guide|docs)\b"
     r"|^(?:read|see|check|refer\s+to|visit|head\s+(?:over\s+)?to|follow|consult)\s+(?:the|our"
