@@ -517,6 +517,16 @@ Other passages discuss full replacement of records."""
     assert "not their defaults. Use `skip_unset=True`. [1]" in answer
 
 
+def test_a_follow_up_is_measured_as_read_without_its_link_targets():
+    link = "https://github.com/florimondmanca/asgi-lifespan/blob/main/README.md#usage"
+    text = f"""[1] Async tests (async-tests.md)
+Partial updates keep only the fields the client sent. To do it, use `skip_unset` from [asgi-partial-updates]({link}).
+
+Other passages discuss full replacement of records."""
+    answer = compose_answer("How do partial updates keep only sent fields?", parse_references(text))
+    assert "the client sent. To do it, use `skip_unset`" in answer
+
+
 def test_a_follow_up_sentence_about_the_docs_is_left_behind():
     text = """[1] Partial updates (updates.md)
 Partial updates keep only the fields the client sent, not their defaults. See the next page.

@@ -62,6 +62,8 @@ _TOP_SHARE = 0.4
 _BEST_OF_ALL = 4
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
+# (counted as read: a link's target is not ("use `LifespanManager` from [asgi-lifespan](...)")
+_LINK_TARGET = re.compile(r"(?<=\])\([^)\s]*\)")
 # A shorter tail ending in ":" only announces what follows it ("It has three properties:"),
 # as does one whose clause the colon cuts off ("...uses the SDK to:").
 _MIN_ANNOUNCING_WORDS = 7
@@ -392,7 +394,7 @@ def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
         nxt is None
         or nxt.unit.kind != "prose"
         or nxt.unit.block != c.unit.block
-        or len(nxt.unit.text) > _TAIL_CHARS
+        or len(_LINK_TARGET.sub("", nxt.unit.text)) > _TAIL_CHARS
         or nxt.filler  # "This page lists every setting..." adds nothing to a statement
     ):
         return None
