@@ -641,3 +641,14 @@ def test_a_passage_of_code_alone_shows_when_it_matches_the_question():
     other = compose_answer("How do I receive a header that appears more than once?",
                            parse_references(GLOBAL_CHECK), vectors)
     assert "verify_key" not in other
+
+
+def test_code_a_crawl_flattened_into_a_paragraph_does_not_lead():
+    text = """[1] Verify > Initialize Hardhat (verify.md)
+import "dotenv/config"; import "@nomicfoundation/hardhat-verify"; import { HardhatUserConfig } from "hardhat/config";
+
+The verified source of the contract appears on the explorer after `npx hardhat verify`."""
+    answer = compose_answer("How do I set up the HardhatUserConfig with hardhat-verify and dotenv "
+                            "config to verify on the explorer?",
+                            parse_references(text), fake_vectors(["verify", "hardhat"]))
+    assert lead_statement(answer).startswith("The verified source of the contract appears")

@@ -110,7 +110,7 @@ def compose_parts(
         (c for c in cands if not c.unit.is_code),
         key=lambda c: (
             entry_leads or not is_changelog(source_of(c.ref)),
-            not c.filler and not _dangling(c, cands),
+            not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             c.score - _CONTINUED * is_continuation(c.unit.text),
         ),
     )
@@ -437,6 +437,18 @@ def _complete(c: Candidate, cands: list[Candidate], shown: set[int]) -> bool:
 def _closed(text: str) -> str:
     """A statement whose announced code is not shown, ending as a sentence, not a colon."""
     return text.rstrip().removesuffix(":").rstrip() + "."
+
+
+# Code a crawl flattened into a paragraph ("import "dotenv/config"; import { HardhatUserConfig }
+# from ...", "// Initialize the service const service = new ...;"): it says how, not what.
+_FLATTENED_CODE = re.compile(
+    r"^(?:import\s|export\s|const\s|let\s|var\s|(?:async\s+)?function\s|//|pragma\s"
+    r"|module\.exports\b)[^\n]*[;{=]"
+)
+
+
+def _flattened_code(text: str) -> bool:
+    return bool(_FLATTENED_CODE.match(text))
 
 
 def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
