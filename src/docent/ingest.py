@@ -229,7 +229,8 @@ def _plan(run: _Run, file: Path, rel: str) -> FileWork | None:
             store.delete_files([rel], run.source_root)
             report.removed += 1
         return None
-    work = FileWork(rel=rel, digest=digest, n_chunks=len(chunks), fresh=chunks)
+    work = FileWork(rel=rel, digest=digest, n_chunks=len(chunks), fresh=chunks,
+                    place={c.chunk_id: i for i, c in enumerate(chunks)})
     if rel in run.known:
         report.updated += 1
         stored = store.file_chunks(rel, run.source_root)

@@ -72,3 +72,27 @@ def test_search_completes_a_passage_cut_before_the_block_it_announces(tmp_path, 
     hits = retriever.search("How do I run the kiln tests?", 3)
     run = next(h.chunk for h in hits if h.chunk.section_title == "Testing > Run them")
     assert run.text.endswith(f"Run the kiln tests with:\n\n{RUN}")
+
+
+def test_a_page_changed_in_part_is_still_read_in_its_own_order(tmp_path, data_settings):
+    # Re-ingesting a changed page embeds only its new chunks and keeps the others where
+    # they were; the store keeps each chunk's place, so the page still reads in order and
+    # a cut announcement still gets its block.
+    embedder = FakeEmbedder()
+    filler = " ".join(f"word{j}" for j in range(150))
+    page = (f"# Testing\n\n## Setup\n\n{filler}\n\n{{extra}}## Run them\n\n{filler}\n\n"
+            f"Run the kiln tests with:\n\n## Output\n\n{RUN}\n\nThe kiln report follows. "
+            f"{filler}\n")
+    docs = write_docs(tmp_path / "docs", {"testing.md": page.format(extra=""),
+                                          "other.md": "# Other\n\nNothing about kilns.\n"})
+    ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    (docs / "testing.md").write_text(page.format(extra=f"## Glaze\n\nGlaze notes. {filler}\n\n"))
+    report = ingest_path(docs, data_settings, embedder=embedder, progress=False)
+    assert report.chunks_reused == 3  # only the new section was embedded
+    retriever = _retriever(data_settings, embedder)
+    sections = [c.section_title for c in retriever.keyword_index().by_file["testing.md"]]
+    assert sections == ["Testing > Setup", "Testing > Glaze", "Testing > Run them",
+                        "Testing > Output"]
+    hits = retriever.search("How do I run the kiln tests?", 3)
+    run = next(h.chunk for h in hits if h.chunk.section_title == "Testing > Run them")
+    assert run.text.endswith(f"Run the kiln tests with:\n\n{RUN}")

@@ -42,6 +42,7 @@ class FileWork:
     kept: list[str] = field(default_factory=list)  # stored chunk ids reused as they are
     stale: list[str] = field(default_factory=list)  # stored chunk ids to delete at the end
     pending: int = 0  # fresh chunks not written yet
+    place: dict[str, int] = field(default_factory=dict)  # each chunk id's place in the file
 
 
 class EmbeddingQueue:
@@ -114,10 +115,11 @@ class EmbeddingQueue:
             by_file.setdefault(id(work), []).append(i)
         for rows in by_file.values():
             work = items[rows[0]][0]
+            chunks = [items[i][1] for i in rows]
             self.store.upsert(
-                [items[i][1] for i in rows], vectors[rows], file_hash=work.digest,
+                chunks, vectors[rows], file_hash=work.digest,
                 source_root=self.source_root, units=[units[i] for i in rows],
-                file_chunks=work.n_chunks,
+                file_chunks=work.n_chunks, ordinals=_places(work, chunks),
             )
             work.pending -= len(rows)
             if work.pending == 0:
@@ -127,5 +129,11 @@ class EmbeddingQueue:
         if work.stale:
             self.store.delete_ids(work.stale)
         if work.kept:
-            self.store.keep(work.kept, file_hash=work.digest, file_chunks=work.n_chunks)
+            self.store.keep(work.kept, file_hash=work.digest, file_chunks=work.n_chunks,
+                            ordinals=[work.place[i] for i in work.kept] if work.place else None)
         self._on_finished(work)
+
+
+def _places(work: FileWork, chunks: list[Chunk]) -> list[int] | None:
+    """The chunks' places in their file, when the work knows them."""
+    return [work.place[c.chunk_id] for c in chunks] if work.place else None

@@ -22,6 +22,7 @@ DIM_KEY = "docent_embedding_dim"
 FINGERPRINT_KEY = "docent_fingerprint"
 UNITS_KEY = "docent_units_version"
 FILE_CHUNKS_KEY = "file_chunks"  # per chunk: how many chunks its file has
+ORDINAL_KEY = "ordinal"  # per chunk: its place in its file (0, 1, ...)
 # The companion collection of answer-unit vectors is named after the chunks' collection.
 UNITS_SUFFIX = "-units"
 _CHUNK_META = [f.name for f in fields(Chunk) if f.name != "text"]
@@ -259,11 +260,12 @@ class DocStore:
     def upsert(
         self, chunks: Sequence[Chunk], embeddings: np.ndarray, *, file_hash: str,
         source_root: str, units: Sequence[UnitVectors] | None = None,
-        file_chunks: int | None = None,
+        file_chunks: int | None = None, ordinals: Sequence[int] | None = None,
     ) -> None:
         """Write chunks of one file with their vectors, and with each chunk's packed
         unit vectors (`docent.models.unit_vectors.pack`) when given. `file_chunks`, the
-        number of chunks the whole file has, lets `files` tell a file written only in part."""
+        number of chunks the whole file has, lets `files` tell a file written only in part;
+        `ordinals`, each chunk's place in its file, let `all_chunks` list it in order."""
         for start in range(0, len(chunks), _PAGE):
             part = chunks[start : start + _PAGE]
             ids = [c.chunk_id for c in part]
@@ -271,12 +273,15 @@ class DocStore:
             where: dict[str, Any] = {"file_hash": file_hash, "source_root": source_root}
             if file_chunks is not None:
                 where[FILE_CHUNKS_KEY] = file_chunks
+            places = ordinals[start : start + _PAGE] if ordinals is not None else None
             self._collection.upsert(
                 ids=ids,
                 embeddings=vectors,
                 documents=[c.text for c in part],
                 metadatas=[
-                    {**{k: getattr(c, k) for k in _CHUNK_META}, **where} for c in part
+                    {**{k: getattr(c, k) for k in _CHUNK_META}, **where,
+                     **({ORDINAL_KEY: places[j]} if places is not None else {})}
+                    for j, c in enumerate(part)
                 ],
             )
             if units is not None:
@@ -307,13 +312,19 @@ class DocStore:
             self._collection.delete(ids=part)
             self._units_collection().delete(ids=part)
 
-    def keep(self, ids: Sequence[str], *, file_hash: str, file_chunks: int) -> None:
+    def keep(
+        self, ids: Sequence[str], *, file_hash: str, file_chunks: int,
+        ordinals: Sequence[int] | None = None,
+    ) -> None:
         """Mark chunks kept from an earlier version of their file as belonging to its
-        current content (their text, vector and unit vectors are unchanged)."""
-        meta = {"file_hash": file_hash, FILE_CHUNKS_KEY: file_chunks}
+        current content (their text, vector and unit vectors are unchanged), at their
+        places in it (`ordinals`) when given."""
+        meta: dict[str, Any] = {"file_hash": file_hash, FILE_CHUNKS_KEY: file_chunks}
         for start in range(0, len(ids), _PAGE):
             part = list(ids[start : start + _PAGE])
-            self._collection.update(ids=part, metadatas=[meta] * len(part))
+            metas = ([{**meta, ORDINAL_KEY: o} for o in ordinals[start : start + _PAGE]]
+                     if ordinals is not None else [meta] * len(part))
+            self._collection.update(ids=part, metadatas=metas)
 
     # --- reads ---
 
@@ -355,8 +366,12 @@ class DocStore:
         return found
 
     def all_chunks(self) -> list[Chunk]:
-        """Every chunk, for building a keyword index from the collection itself."""
-        return [_to_chunk(doc or "", meta) for _, doc, meta in self._scan()]
+        """Every chunk, for building a keyword index from the collection itself: each
+        file's chunks together and in the file's order when the store knows it (an
+        ingestion that re-embeds part of a changed file appends the new chunks)."""
+        rows = [(_to_chunk(doc or "", meta), meta.get(ORDINAL_KEY)) for _, doc, meta
+                in self._scan()]
+        return in_file_order(rows)
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[Chunk, float]]:
         """The `n` nearest chunks with their cosine similarity, best first."""
@@ -483,6 +498,21 @@ def new_fingerprint() -> str:
     value = uuid.uuid4().hex
     _WRITTEN_HERE.add(value)
     return value
+
+
+def in_file_order(rows: Sequence[tuple[Chunk, Any]]) -> list[Chunk]:
+    """The chunks of (chunk, ordinal) rows grouped by file (in the order files first
+    appear), each file's in the order of their ordinals when all of them have one (a store
+    written before ordinals were kept has none), else as they came."""
+    by_file: dict[str, list[tuple[Chunk, Any]]] = {}
+    for chunk, ordinal in rows:
+        by_file.setdefault(chunk.source_file, []).append((chunk, ordinal))
+    out: list[Chunk] = []
+    for page in by_file.values():
+        if all(isinstance(o, int) for _, o in page):
+            page = sorted(page, key=lambda row: int(row[1]))
+        out += [chunk for chunk, _ in page]
+    return out
 
 
 def _to_chunk(text: str, meta: dict[str, Any]) -> Chunk:
