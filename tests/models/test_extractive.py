@@ -686,6 +686,15 @@ def test_a_long_code_block_is_shown_as_the_lines_that_match_the_question():
     assert "value_0 = compute(0)" not in example
 
 
+def test_blank_lines_take_no_place_in_a_code_window():
+    from docent.models.compose import excerpt
+
+    # The test after two blank lines is within the 3 lines a window holds.
+    code = "```python\nimport os\nx = 1\ndef serve():\n    pass\n\n\ndef test_ws():\n```"
+    assert excerpt(code, {"serve", "test", "ws"}, 3) == (
+        "```python\n...\ndef serve():\n    pass\n\n\ndef test_ws():\n```")
+
+
 def test_a_short_code_block_is_shown_whole():
     from docent.models.compose import excerpt
 

@@ -565,21 +565,23 @@ def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
     lines = code.split("\n")
     fenced = len(lines) >= 2 and FENCE.match(lines[0].strip()) is not None
     head, body, tail = (lines[:1], lines[1:-1], lines[-1:]) if fenced else ([], lines, [])
-    if len(body) <= limit:
+    # Blank lines are counted in no window: they show nothing.
+    full = [i for i, line in enumerate(body) if line.strip()]
+    if len(full) <= limit:
         return code
-    hits = [len(wanted.intersection(terms(line))) for line in body]
+    hits = [len(wanted.intersection(terms(body[i]))) for i in full]
     window = sum(hits[:limit])
     best, start = window, 0
-    for i in range(1, len(body) - limit + 1):
+    for i in range(1, len(full) - limit + 1):
         window += hits[i + limit - 1] - hits[i - 1]
         if window > best:
             best, start = window, i
-    indent = " " * (len(body[start]) - len(body[start].lstrip()))
-    kept = body[start : start + limit]
+    first, last = full[start], full[start + limit - 1]
+    indent = " " * (len(body[first]) - len(body[first].lstrip()))
     return "\n".join([
         *head,
         *([f"{indent}..."] if start else []),
-        *kept,
-        *(["..."] if start + limit < len(body) else []),
+        *body[first : last + 1],
+        *(["..."] if last < full[-1] else []),
         *tail,
     ])
