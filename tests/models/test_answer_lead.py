@@ -98,6 +98,21 @@ The token is signed, so you can verify that you issued it."""
     assert "It looks like this:" not in answer  # it announces what the answer cannot show
 
 
+def test_a_block_of_only_an_include_directive_is_never_shown():
+    # A docs build replaces the directive with a file; the passage holds only its path.
+    text = """[1] Clients (clients.md)
+The generated client then calls `ItemsService.getItems()`:
+
+```Javascript
+{!> ../../docs_src/generate_clients/tutorial004.js!}
+```"""
+    refs = parse_references(text)
+    assert [c.unit.kind for c in candidates(refs)] == ["prose"]
+    answer = compose_answer("How does the generated client call getItems?", refs,
+                            fake_vectors(["client"]))
+    assert "{!>" not in answer and "```" not in answer
+
+
 def test_a_key_point_whose_code_is_not_shown_ends_as_a_sentence():
     # The lead's code is the example; the key point's code, longer than a command or two,
     # is not shown to a question asking no how-to.

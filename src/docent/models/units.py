@@ -69,9 +69,11 @@ class Unit:
     @property
     def is_empty_code(self) -> bool:
         """A code block with nothing between its fences (ingestion may drop a line that
-        looks like a secret, a sample token say): nothing to show."""
+        looks like a secret, a sample token say) but include directives (`{!> ../../
+        docs_src/app.js!}`, which a docs build replaces with a file): nothing to show."""
         return self.is_code and not "".join(
-            line for line in self.text.splitlines() if not FENCE.match(line.strip())
+            line for line in self.text.splitlines()
+            if not FENCE.match(line.strip()) and not DIRECTIVE.fullmatch(line.strip())
         ).strip()
 
     @property
