@@ -667,3 +667,36 @@ The verified source of the contract appears on the explorer after `npx hardhat v
                             "config to verify on the explorer?",
                             parse_references(text), fake_vectors(["verify", "hardhat"]))
     assert lead_statement(answer).startswith("The verified source of the contract appears")
+
+
+DAO_VARIABLES = """[1] DAO > Overview (dao.md)
+Members deposit STT to gain voting power, then vote on proposals before their deadline:
+
+```
+dao.deposit{value: 1 ether}();
+dao.vote(proposalId, true);
+```
+
+[2] DAO > Key Variables (dao.md)
+```
+uint256 public votingDuration = 10 minutes;
+```
+
+Sets the default duration for voting on proposals.
+
+```
+{!> ../../docs_src/dao/tutorial004.sol!}
+```
+
+Members gain voting power to vote on proposals before the deadline, for as long as voting is open."""
+
+
+def test_a_key_point_shows_the_short_block_it_describes_from_below():
+    # Crawled pages show a line of code first and say what it does below it.
+    answer = compose_answer("How do members gain voting power to vote on proposals before the "
+                            "deadline, and for how long is voting open?",
+                            parse_references(DAO_VARIABLES), fake_vectors(["voting", "proposal"]))
+    assert ("- Sets the default duration for voting on proposals. [2]\n\n"
+            "  ```\n  uint256 public votingDuration = 10 minutes;\n  ```") in answer
+    # ... never an include directive, which shows nothing
+    assert "{!>" not in answer

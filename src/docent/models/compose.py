@@ -183,6 +183,12 @@ def compose_parts(
             elif under is None and more is not None:
                 # "...run the Verify command. Copy the address and run:" over the command
                 under = _short_command(more, cands)
+            if under is None and complete:
+                # "`uint256 public votingDuration = 10 minutes;`" over "Sets the default
+                # duration for voting on proposals.": the line it describes, under it
+                before = _code_before(c, at)
+                under = before if before is not None and id(before) not in shown \
+                    and _short(before) else None
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
@@ -274,12 +280,16 @@ def _short_command(c: Candidate, cands: list[Candidate]) -> Candidate | None:
     announced = _announced(c, cands)
     if not announced or not announced[0].unit.is_code:
         return None
-    code = announced[0].unit.text.strip()
+    return announced[0] if _short(announced[0]) else None
+
+
+def _short(block: Candidate) -> bool:
+    """Whether a code block is a command or two, a line or three."""
+    code = block.unit.text.strip()
     # A command continued over lines ("curl ... \" then its -H options) is one command.
     body = [line for line in code.split("\n")
             if not FENCE.match(line.strip()) and not line.rstrip().endswith("\\")]
-    short = len(body) <= _SHORT_CODE_LINES and len(code) <= _SHORT_CODE_CHARS
-    return announced[0] if short else None
+    return len(body) <= _SHORT_CODE_LINES and len(code) <= _SHORT_CODE_CHARS
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
