@@ -532,9 +532,14 @@ You can read the primary name of a wallet with the names API. This allows apps t
     assert lead_statement(answer) == (
         "You can read the primary name of a wallet with the names API. This allows apps to "
         "show primary names instead of wallet addresses in the frontend. [1]")
-    # ... from its own paragraph only: a lead opening a paragraph stands alone
-    alone = compose_answer("How can my app show primary names instead of wallet addresses?",
+    # ... or from the paragraph before, when that one says one thing
+    apart = compose_answer("How can my app show primary names instead of wallet addresses?",
                            parse_references(text.replace("API. This", "API.\n\nThis")),
+                           fake_vectors(["name"]))
+    assert lead_statement(apart) == lead_statement(answer)
+    # ... a lead after a paragraph of several sentences stands alone
+    alone = compose_answer("How can my app show primary names instead of wallet addresses?",
+                           parse_references(text.replace("API. This", "API. Names cost STT.\n\nThis")),
                            fake_vectors(["name"]))
     assert lead_statement(alone).startswith("This allows apps")
 

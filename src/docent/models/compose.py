@@ -237,13 +237,19 @@ def _nearest_before(
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The sentence before a lead that points back to it ("This allows users to see their
-    Primary Domains...": what allows it is said just before), in the same paragraph."""
+    Primary Domains...": what allows it is said just before), in the same paragraph or as
+    the whole paragraph before ("You can use `bump-pydantic`..." over "This tool will
+    help you...")."""
     if not _POINTS_BACK.match(lead.unit.text.lstrip("*_ ")):
         return None
     before = at.get((lead.ref.n, lead.pos - 1))
-    if (before is None or before.unit.kind != "prose" or before.unit.block != lead.unit.block
-            or before.unit.announces or before.filler):
+    if (before is None or before.unit.kind != "prose" or before.unit.announces
+            or before.filler):
         return None
+    if before.unit.block != lead.unit.block and (
+            at.get((lead.ref.n, lead.pos - 2)) is not None
+            and at[(lead.ref.n, lead.pos - 2)].unit.block == before.unit.block):
+        return None  # the paragraph before says more than one thing
     return before
 
 
