@@ -5,6 +5,7 @@ from __future__ import annotations
 from docent.ingest import ingest_path
 from docent.retrieval.announced import completed
 from docent.retrieval.bm25 import KeywordIndex
+from docent.retrieval.store import in_file_order
 from docent.retrieval.types import Chunk
 from tests.retrieval.conftest import FakeEmbedder, write_docs
 from tests.retrieval.test_retriever import _retriever
@@ -55,6 +56,19 @@ def test_the_next_chunk_is_known_only_for_a_page_stored_in_its_own_order():
     assert KeywordIndex([*ordered[:2], page(1, "X", "other.md"), ordered[2]]).following == {}
     # ... or right after its own page's, where its section comes back
     assert KeywordIndex([page(1, "A"), page(2, "B"), page(3, "A")]).following == {}
+
+
+def test_a_file_with_every_place_known_is_listed_in_order_where_it_began():
+    def row(file: str, i: int, place: int | None) -> tuple[str, Chunk, int | None]:
+        return file, Chunk(f"{file}{i}", file, "T", "S", "", "", f"text {i}"), place
+
+    rows = [row("a.md", 1, 0), row("b.md", 1, None), row("a.md", 3, 2), row("b.md", 2, None),
+            row("a.md", 2, 1)]
+    # a.md's chunks together, in order; b.md (stored before places were kept) as stored
+    assert [c.chunk_id for c in in_file_order(rows)] == ["a.md1", "a.md2", "a.md3", "b.md1",
+                                                         "b.md2"]
+    rows = [row("b.md", 2, None), row("a.md", 1, 0), row("b.md", 1, None)]
+    assert [c.chunk_id for c in in_file_order(rows)] == ["b.md2", "a.md1", "b.md1"]
 
 
 def test_search_completes_a_passage_cut_before_the_block_it_announces(tmp_path, data_settings):

@@ -369,9 +369,11 @@ class DocStore:
         """Every chunk, for building a keyword index from the collection itself: each
         file's chunks together and in the file's order when the store knows it (an
         ingestion that re-embeds part of a changed file appends the new chunks)."""
-        rows = [(_to_chunk(doc or "", meta), meta.get(ORDINAL_KEY)) for _, doc, meta
-                in self._scan()]
-        return in_file_order(rows)
+        return in_file_order([
+            (f"{meta.get('source_root', '')}\n{meta.get('source_file', '')}",
+             _to_chunk(doc or "", meta), meta.get(ORDINAL_KEY))
+            for _, doc, meta in self._scan()
+        ])
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[Chunk, float]]:
         """The `n` nearest chunks with their cosine similarity, best first."""
@@ -500,18 +502,23 @@ def new_fingerprint() -> str:
     return value
 
 
-def in_file_order(rows: Sequence[tuple[Chunk, Any]]) -> list[Chunk]:
-    """The chunks of (chunk, ordinal) rows grouped by file (in the order files first
-    appear), each file's in the order of their ordinals when all of them have one (a store
-    written before ordinals were kept has none), else as they came."""
+def in_file_order(rows: Sequence[tuple[str, Chunk, Any]]) -> list[Chunk]:
+    """The chunks of (file key, chunk, ordinal) rows as they came, except that a file whose
+    every chunk has an ordinal has them together, in its order, where its first one came.
+    A file written before ordinals were kept stays as stored: the keyword index then tells
+    whether that is the file's own order (`docent.retrieval.bm25`)."""
     by_file: dict[str, list[tuple[Chunk, Any]]] = {}
-    for chunk, ordinal in rows:
-        by_file.setdefault(chunk.source_file, []).append((chunk, ordinal))
+    for key, chunk, ordinal in rows:
+        by_file.setdefault(key, []).append((chunk, ordinal))
     out: list[Chunk] = []
-    for page in by_file.values():
-        if all(isinstance(o, int) for _, o in page):
-            page = sorted(page, key=lambda row: int(row[1]))
-        out += [chunk for chunk, _ in page]
+    placed: set[str] = set()
+    for key, chunk, _ in rows:
+        page = by_file[key]
+        if not all(isinstance(o, int) for _, o in page):
+            out.append(chunk)
+        elif key not in placed:
+            placed.add(key)
+            out += [c for c, _ in sorted(page, key=lambda row: int(row[1]))]
     return out
 
 
