@@ -187,8 +187,8 @@ def compose_parts(
                 # "`uint256 public votingDuration = 10 minutes;`" over "Sets the default
                 # duration for voting on proposals.": the line it describes, under it
                 before = _code_before(c, at)
-                under = before if before is not None and id(before) not in shown \
-                    and _short(before) else None
+                if before is not None and id(before) not in shown and _short(before):
+                    under = before
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
@@ -551,13 +551,14 @@ def _on_topic_code(
     # statement to choose: its block may show when its words match the question's.
     prose = {c.ref.n for c in cands if not c.unit.is_code}
     share = _HOWTO_CODE_SHARE if intent.wants_code else _CODE_SHARE
-    code = [
-        c
-        for c in cands
-        if c.unit.is_code
-        and (c.page in quoted or c.ref.n not in prose and c.lex >= _CODE_LEX)
-        and (c.score >= share * lead.score or c.lex >= _CODE_LEX and c.page in quoted)
-    ]
+
+    def on_topic(c: Candidate) -> bool:
+        strong, matching = c.score >= share * lead.score, c.lex >= _CODE_LEX
+        if c.page in quoted:
+            return strong or matching
+        return c.ref.n not in prose and strong and matching
+
+    code = [c for c in cands if c.unit.is_code and on_topic(c)]
     return max(code, key=lambda c: c.score, default=None)
 
 
