@@ -99,8 +99,16 @@ def test_an_identifier_in_code_is_a_name_when_the_question_asks_for_it():
 def test_a_figure_with_its_unit_is_the_users_own_not_a_name():
     # "a ~1GB model ... about 4GB": quantities, whatever the docs write
     assert names("My backend loads a ~1GB model and with 4 workers uses about 4GB. Why?") == []
+    assert names("What is the 4-byte selector of a 256-bit hash in a 10-minute window?") == []
     assert names("Streaming 10k events takes 500ms, 2x slower than HTTP/1.1. Why?") == []
     assert names("Can a 3D backend stream over HTTP/3?") == ["3D", "HTTP/3"]  # names
+
+
+def test_a_name_starting_with_my_is_the_users_own():
+    # "Annotated[MyParams, Depends(MyParams)]": the user's class
+    assert names("Why write MyParams twice in a backend?") == []
+    assert names("Does my_dep run twice?") == []
+    assert names("Does Mypy check the params?") == ["Mypy"]  # a name, not "my"
 
 
 def test_an_x_header_is_the_users_own():
@@ -338,6 +346,9 @@ def test_without_removes_the_words_and_tidies_spaces():
     ("My files are Latin-1. Will that break ingestion?",
      "My files are Latin-1. Will that break ingestion?"),
     ("I use Slack and want docent in it.", "I use Slack and want docent in it."),
+    # "its" and "their" point within their own clause ("each token ... ITS metadata")
+    ("Planning a PFP drop. Should each token store its own URI?",
+     "Should each token store its own URI?"),
 ])
 def test_the_asked_part_of_a_question(question, asked):
     assert asked_part(question) == asked

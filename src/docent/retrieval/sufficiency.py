@@ -68,9 +68,11 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
                       re.I)
 # "X-Trace-Id": by the HTTP convention for custom headers, a name the user made up.
 _CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
+# "Annotated[MyParams, Depends(MyParams)]", "my_dep": a name the user gave their own code.
+_MINE = re.compile(r"(?:My|my_?)(?=[A-Z_])|my_")
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
-_BACK_REFERENCE = re.compile(r"\b(?:it|its|they|them|their|there|that|this|these|those)\b", re.I)
+_BACK_REFERENCE = re.compile(r"\b(?:it|they|them|there|that|this|these|those)\b", re.I)
 # ... ended by a comma, a colon or a dash ("setting up ConnectKit for testnet - what do I wrap
 # my layout in?").
 _LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|how|where|when|why"
@@ -115,7 +117,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _EXAMPLE.search(before) or _CUSTOM_HEADER.fullmatch(word):
+        ) or _EXAMPLE.search(before) or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
@@ -359,7 +361,9 @@ def _is_path(word: str) -> bool:
 # "a ~1GB model", "500ms", "10k users", "2x slower": the user's own figure, not a name.
 _QUANTITY = re.compile(
     r"\d+(?:[.,]\d+)*(?:k|m|b|kb|mb|gb|tb|kib|mib|gib|tib|ms|s|sec|secs|min|mins|h|hr|hrs|x"
-    r"|px|rps|qps|tps)",
+    r"|px|rps|qps|tps"
+    # "a 4-byte selector", "256-bit keys", "a 10-minute window"
+    r"|-(?:byte|bit|word|char|character|line|digit|second|minute|hour|day|week|month|year)s?)",
     re.I,
 )
 
