@@ -705,3 +705,22 @@ def test_a_key_point_shows_the_short_block_it_describes_from_below():
             "  ```\n  uint256 public votingDuration = 10 minutes;\n  ```") in answer
     # ... never an include directive, which shows nothing
     assert "{!>" not in answer
+
+
+def test_a_long_clause_that_answers_is_quoted():
+    # Legal pages put the answer in one long clause; past 1,000 characters a unit is not
+    # quoted (a table or code a crawl ran together).
+    terms = ", ".join(f"term {i} of the agreement" for i in range(20))
+    clause = (f"You are not eligible to take part in the distribution if you are a resident of "
+              f"the United States of America, Canada or China, under {terms}.")
+    assert 600 < len(clause) < 1000
+    text = f"""[1] Legal (legal.md)
+The distribution is governed by separate terms.
+
+{clause}"""
+    answer = compose_answer("Can residents of Canada take part in the distribution?",
+                            parse_references(text), fake_vectors(["distribution"]))
+    assert "Canada" in answer
+    too_long = text.replace(terms, terms + ", " + terms)
+    assert "Canada" not in compose_answer("Can residents of Canada take part in the distribution?",
+                                          parse_references(too_long), fake_vectors(["distribution"]))

@@ -34,7 +34,10 @@ from docent.models.units import Unit, split_units
 from docent.retrieval.evidence import states_kind
 from docent.retrieval.types import WARM_CHUNKS
 
-_MAX_UNIT_CHARS = 600
+# Longer units are not quoted: a table or code a crawl ran together. A legal clause can
+# run to 900 characters and be the answer ("...not eligible ... if you are a resident of
+# ... the United States of America, Canada, and the People's Republic of China").
+_MAX_UNIT_CHARS = 1000
 _W_LEX = 0.35
 _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 # A statement whose content is the kind the question asks for (it weighs more when the
