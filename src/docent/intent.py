@@ -34,12 +34,12 @@ _VALUE = re.compile(
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?"
     r"(?:default|maximum|minimum|max|min|limit|size|price|pricing|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
-    r"id|chain\s+id|apy|apr|cap|quota|ceiling)s?\b"
+    r"id|chain\s+id|apy|apr|cap|quota|ceiling|penalty|penalties)s?\b"
     r"|\b(?:which|what)\s+version\b|\bwhen\s+(?:was|were|did|does|is|will)\b|\bsince\s+when\b"
     # "Which FastAPI RELEASE dropped...": a version; not "what do the release notes say"
     r"|\b(?:which|what)\s+(?:\w+\s+)?releases?\b(?!\s+notes?\b)"
     # "Is there a maximum file size...?": yes or no, and the limit is the answer
-    r"|\b(?:is|are)\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?(?:maximum|minimum|max|min|limit"
+    r"|\b(?:is|are)\s+there\s+(?:a|an|any)\s+(?:(?!to\b)\w+\s+){0,5}?(?:maximum|minimum|max|min|limit"
     r"|cap|quota|upper\s+bound|lower\s+bound)s?\b"
     r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:largest|biggest|smallest)\b"
     # "What trade window, IN MINUTES, does...": the unit of the answer
@@ -164,7 +164,7 @@ _WORDS = r"((?:[a-z][\w'-]*\s+){0,2}[a-z][\w'-]*)"
 _PHRASE_END = frozenset(
     """a an the is are was were be been do does did can could should would will may might
     must has have had to of for in on at by with from per does that which who when where
-    i you we they it my your our their this these those there""".split()
+    i you we they it my your our their this these those there and or""".split()
 )
 # "the default THREAD COUNT": a count of threads; not "other spellings count the same"
 _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"

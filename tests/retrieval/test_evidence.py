@@ -365,6 +365,11 @@ def test_a_question_asking_for_no_value_always_passes():
     # a cap, a quota or a ceiling is a number asked for
     ("What's the requests per minute cap on the public endpoint?", Measure("number")),
     ("What is the API quota per project?", Measure("number")),
+    # a penalty is a value; "liquidation penalty" one of lending's percentages
+    ("What liquidation penalty is charged on the collateral?", Measure("percent")),
+    # "is there a ... limit" with more words between, but "or" names nothing measured
+    ("Is there a polygon count or file size limit for uploaded models?",
+     Measure("size", ("file",))),
     ("What is the address of the ETH/USD price feed?", Measure("number")),
     ("What is the largest markdown file size docent will ingest?",
      Measure("size", ("markdown", "file"))),
