@@ -365,6 +365,16 @@ def test_an_incidental_unknown_word_does_not_count_against_coverage(
     moved = "Quuxification of ZQX_TURBO_MODE?"
     assert 0.1 < retriever.unknown_shift(moved) < 0.24
     assert retriever.search(moved, 3) == []  # refused: coverage 0.75 with the word
+    # The scene is split off before such words go ("noob question: what is an ABI..."):
+    # without "quuxy", "cooking:" is too short a scene to split, and its word uncovered.
+    strict = _retriever(data_settings, fake_embedder, max_unknown_shift=0.24,
+                        check_names=False, min_coverage=0.95)
+    question = ("quuxy cooking: how do I set ZQX_TURBO_MODE to enable the fast path, the fast "
+                "path with the turbo mode on?")
+    assert strict.unknown_shift(question) < 0.1
+    hits = strict.search(question, 1)
+    assert [h.chunk.source_file for h in hits] == ["flags.md"]
+    assert strict.coverage(question.replace("quuxy ", ""), hits) < 0.95
 
 
 def test_an_unknown_name_in_passing_does_not_refuse_one_the_question_is_about_does(
@@ -394,22 +404,6 @@ def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(
     # a question whose own words are not covered is still refused
     assert retriever.search(
         scene + "Does ZQX_TURBO_MODE pass quarterly compliance audits by reviewers?", 3) == []
-
-
-def test_the_scene_is_found_before_incidental_words_are_taken_out(
-    tmp_path, data_settings, fake_embedder
-):
-    # "noob question: what is an ABI...": without "noob", "question:" is too short a scene
-    # to split off; it is split off first, and the question after it is covered whole.
-    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
-    retriever = _retriever(data_settings, fake_embedder, max_unknown_shift=0.24,
-                           check_names=False, min_coverage=0.95)
-    question = ("quuxy cooking: how do I set ZQX_TURBO_MODE to enable the fast path, the fast "
-                "path with the turbo mode on?")
-    assert retriever.unknown_shift(question) < 0.1  # "quuxy" is incidental
-    hits = retriever.search(question, 1)
-    assert [h.chunk.source_file for h in hits] == ["flags.md"]
-    assert retriever.coverage(question.replace("quuxy ", ""), hits) < 0.95
 
 
 def _two_section_pages(tmp_path, rivals: int):
