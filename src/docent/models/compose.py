@@ -33,6 +33,7 @@ from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
 from docent.models.units import FENCE
 from docent.retrieval.bm25 import is_changelog
+from docent.retrieval.chunking import clean_for_embedding
 
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
@@ -62,8 +63,8 @@ _TOP_SHARE = 0.4
 _BEST_OF_ALL = 4
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
-# (counted as read: a link's target is not ("use `LifespanManager` from [asgi-lifespan](...)")
-_LINK_TARGET = re.compile(r"(?<=\])\([^)\s]*\)")
+# (counted as read, as chunking cleans it for embedding: a link's target is not, "use
+# `LifespanManager` from [asgi-lifespan](...)")
 # A shorter tail ending in ":" only announces what follows it ("It has three properties:"),
 # as does one whose clause the colon cuts off ("...uses the SDK to:").
 _MIN_ANNOUNCING_WORDS = 7
@@ -410,7 +411,7 @@ def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
         nxt is None
         or nxt.unit.kind != "prose"
         or nxt.unit.block != c.unit.block
-        or len(_LINK_TARGET.sub("", nxt.unit.text)) > _TAIL_CHARS
+        or len(clean_for_embedding(nxt.unit.text)) > _TAIL_CHARS
         or nxt.filler  # "This page lists every setting..." adds nothing to a statement
     ):
         return None
