@@ -111,6 +111,14 @@ def test_a_name_starting_with_my_is_the_users_own():
     assert names("Does Mypy check the params?") == ["Mypy"]  # a name, not "my"
 
 
+def test_what_the_user_is_leaving_is_named_in_passing():
+    # "coming from Spring": where the user comes from, not what they ask about
+    assert names("Coming from Spring: what does dependency injection mean here?") == []
+    assert names("Migrating a legacy PHP site: how do I read form fields?") == []
+    assert names("We're porting our app over from Sinatra. How do routes work?") == []
+    assert names("How does Spring compare for dependency injection?") == ["Spring"]
+
+
 def test_an_x_header_is_the_users_own():
     # By the HTTP convention a header named X-... is one the user made up.
     assert names("How do I put a custom X-Trace-Id header on the response?") == []

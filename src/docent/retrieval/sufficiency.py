@@ -70,6 +70,12 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
 _CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
 # "Annotated[MyParams, Depends(MyParams)]", "my_dep": a name the user gave their own code.
 _MINE = re.compile(r"(?:My|my_?)(?=[A-Z_])|my_")
+# "coming from Spring: ...", "migrating a legacy PHP site", "porting our app from Express":
+# what the user is leaving, named in passing; the question is about where they are going.
+_OLD = r"(?:(?:a|an|the|our|my|old|legacy|existing|big)\s+)*"
+_LEAVING = re.compile(r"\b(?:(?:coming|moving|switching|migrating|porting|migrate|port|move"
+                      r"|switch)\s+(?:(?:our|my|the|an?|this)\s+\w+\s+)?(?:(?:over|away)\s+)?"
+                      r"from|(?:migrat|port)\w*)\s+" + _OLD + "$", re.I)
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|they|them|there|that|this|these|those)\b", re.I)
@@ -117,7 +123,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _EXAMPLE.search(before) or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word):
+        ) or _EXAMPLE.search(before) or _LEAVING.search(before) or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
