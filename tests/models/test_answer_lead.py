@@ -724,3 +724,14 @@ The distribution is governed by separate terms.
     too_long = text.replace(terms, terms + ", " + terms)
     assert "Canada" not in compose_answer("Can residents of Canada take part in the distribution?",
                                           parse_references(too_long), fake_vectors(["distribution"]))
+
+
+def test_a_key_point_pointing_back_comes_with_the_sentence_it_points_to():
+    text = """[1] Execution > Compilation (execution.md)
+The node compiles contract bytecode to native code, which runs contracts near native speed.
+
+However, there is no free lunch: it is slow. For this reason, the node compiles only the contracts that are called often, and interprets the rest."""
+    answer = compose_answer("Why doesn't the node compile every contract to native code?",
+                            parse_references(text), fake_vectors(["compil", "contract"]))
+    assert ("- However, there is no free lunch: it is slow. For this reason, the node "
+            "compiles only the contracts") in answer

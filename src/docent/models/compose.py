@@ -48,7 +48,8 @@ _CONTINUED = 0.06
 _MAX_POINTS = 10
 # A lead opening with these leans on the sentence before it, which then opens the answer.
 _POINTS_BACK = re.compile(
-    r"(?:this|that|these|those|it|they|there|so|thus|therefore|because\s+of\s+(?:this|that))\b",
+    r"(?:this|that|these|those|it|they|there|so|thus|therefore|hence"
+    r"|(?:because\s+of|for)\s+(?:this|that)(?:\s+reason)?)\b",
     re.I,
 )
 # A list or table of at most this many items comes whole once two of its items are key
@@ -193,6 +194,14 @@ def compose_parts(
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
+            # "For this reason, you would only do this on contracts called frequently": the
+            # reason is the sentence before, unless the answer says it already.
+            prior = _said_before(c, at)
+            if prior is not None and id(prior) not in taken and id(prior) not in used:
+                text = f"{prior.unit.text} {text}"
+                used.add(id(prior))
+            if more is not None and complete:
+                used.add(id(more))
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES)
