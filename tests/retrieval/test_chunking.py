@@ -173,6 +173,19 @@ def test_indented_code_after_a_paragraph_is_not_split():
     assert "function f39()" in holder.text
 
 
+def test_a_loose_list_moves_whole_with_its_announcing_paragraph():
+    # "The bottlenecks are:", then one paragraph per item: no chunk ends part way through
+    fill = " ".join(f"word{i}" for i in range(40))
+    items = "\n\n".join(f"  * **Item {i}** - " + " ".join(f"w{i}x{j}" for j in range(8))
+                        for i in range(3))
+    text = f"# Page\n\n{fill}.\n\nThe three bottlenecks are:\n\n{items}\n\nAfter the list.\n"
+    got = chunks(text, max_tokens=70, min_tokens=0)
+    holder = next(c for c in got if "Item 0" in c.text)
+    assert holder.text.startswith("The three bottlenecks are:")
+    assert "Item 2" in holder.text
+    assert fill not in holder.text
+
+
 def test_a_paragraph_announcing_code_moves_with_the_code_to_the_next_chunk():
     fill = " ".join(f"word{i}" for i in range(40))
     code = "```bash\n" + "\n".join(f"export SETTING_{i}=value" for i in range(6)) + "\n```"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from docent.retrieval.markdown import Block, Section, parse_markdown
+from docent.retrieval.markdown import LIST_ITEM, Block, Section, parse_markdown
 from docent.retrieval.types import Chunk
 
 TokenCounter = Callable[[str], int]
@@ -149,17 +149,30 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
             full, current = current, _Piece(section.path, section.slug, section.level)
             pieces.append(current)
             # A paragraph announcing what comes next ("...on every replica:") goes along
-            # with its code or list, so no chunk ends on a colon it cannot resolve.
-            intro = full.parts[-1]
-            carried = cost(intro)
-            if len(full.parts) > 1 and intro.rstrip().endswith(":") and carried + tokens <= budget:
-                full.parts.pop()
+            # with its code or list, so no chunk ends on a colon it cannot resolve; so do
+            # the items of a loose list it announces ("The bottlenecks are:", then one
+            # paragraph per item), so no chunk holds part of the list.
+            run = _announcing_run(full.parts)
+            carried = sum(cost(part) for part in run)
+            if run and len(run) < len(full.parts) and carried + tokens <= budget:
+                del full.parts[-len(run):]
                 full.tokens -= carried
-                current.parts.append(intro)
+                current.parts.extend(run)
                 current.tokens += carried
         current.parts.append(text)
         current.tokens += tokens
     return [p for p in pieces if p.parts]
+
+
+def _announcing_run(parts: list[str]) -> list[str]:
+    """The parts ending `parts` from the last one ending in ":" on, when all after it are
+    list items; empty when there is none."""
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i].rstrip().endswith(":"):
+            return parts[i:]
+        if not LIST_ITEM.match(parts[i]):
+            return []
+    return []
 
 
 def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:

@@ -9,7 +9,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _ATTR_ID = re.compile(r"^(.*?)\s*\{\s*#([\w.:-]+)[^}]*\}\s*$")
 _MAX_HEADING_CHARS = 150  # a longer line after an empty heading is prose, not its text
-_LIST_ITEM = re.compile(r"^\s*(?:[*+-]|\d+[.)])\s")
+LIST_ITEM = re.compile(r"^\s*(?:[*+-]|\d+[.)])\s")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # Navigation and widgets of crawled sites (GitBook): they carry no content.
 _CHROME = re.compile(
@@ -160,7 +160,7 @@ class _Parser:
     def _after_list(self) -> bool:
         blocks = self.sections[-1].blocks
         return bool(blocks) and not blocks[-1].code and bool(
-            _LIST_ITEM.match(blocks[-1].text.split("\n")[-1])
+            LIST_ITEM.match(blocks[-1].text.split("\n")[-1])
         )
 
     def _flush(self, code: bool = False) -> None:
