@@ -169,8 +169,8 @@ _PHRASE_END = frozenset(
 # "the default THREAD COUNT": a count of threads; not "other spellings count the same"
 _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"
                r"([a-z]\w+)\s+count\b")
-# "the max players a world can host": a count of players
-_MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:number\s+of\s+)?"
+# "the max players a world can host", "the max batch of records": a count of players, records
+_MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:(?:number|batch)\s+of\s+)?"
                r"(?!(?:is|was|has|does|this|its|as|us|yes|plus)\b)([a-z]{2,}[a-rt-z]s)\b")
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"

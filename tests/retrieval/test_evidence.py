@@ -193,6 +193,8 @@ def test_a_count_is_a_number_close_to_what_it_counts():
     assert not states(question, "One single session request could use more than one thread.")
     assert states(question, "The session pool runs 40 worker threads.")
     assert states(question, "Session pool threads: 40.")
+    # ... not a number in a quoted sample of what the app shows
+    assert not states(question, "To display stats of the session pool (“40 threads busy”).")
     # ... or the default of the setting the sentence says counts them
     assert states(question, "Set `POOL_SIZE` to change how many threads the session pool "
                             "runs; the default is 40.")
@@ -358,6 +360,7 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Is there a monthly limit on how much gas the sponsor covers?", Measure("money", ("gas",))),
     # "the max players": a count of players, not a value of no kind
     ("What's the max players one world server can host?", Measure("count", ("players",))),
+    ("What's the max batch of records one call can write?", Measure("count", ("records",))),
     ("Which Python version do I need?", Measure("version", ("python",))),
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
     # the version of OpenAPI, a spec: "spec" says what kind of thing, not which

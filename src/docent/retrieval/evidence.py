@@ -340,6 +340,7 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
 # "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
 _DONE_TO = re.compile(r"\b(?:gets?|got|is|are|was|were|be|been|being)\s+(\w+ed|\w+en|burnt|paid"
                       r"|sent|spent|lost)\b", re.I)
+_QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"")
 _COUNT_REACH = 4  # words between a number and what it counts ("40 worker threads")
 
 
@@ -355,7 +356,11 @@ def _counts(segment: str, named: set[str]) -> bool:
     if _SETTING_VALUE.search(segment):
         return True
     starts = [w.start() for w in words]
-    numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)]
+    # A number in a quoted sample ("to display stats (“42 entries recorded”)") is an
+    # example's, not a count the docs give.
+    quoted = [m.span() for m in _QUOTED.finditer(segment)]
+    numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)
+               if not any(a < m.start() < b for a, b in quoted)]
     return any(abs(k - j) <= _COUNT_REACH for k in numbers for j in near_named)
 
 
