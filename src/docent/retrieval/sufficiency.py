@@ -123,7 +123,9 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _EXAMPLE.search(before) or _LEAVING.search(before) or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word):
+        ) or _EXAMPLE.search(before) or _LEAVING.search(before) or _CUSTOM_HEADER.fullmatch(
+            word
+        ) or _MINE.match(word):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
