@@ -10,10 +10,11 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
-from docent.intent import intent_of
+from docent.intent import intent_of, measure_of
 from docent.models.compose import compose_answer
-from docent.models.scoring import candidates, is_filler
+from docent.models.scoring import candidates, gives_value, is_filler
 from docent.models.text import parse_references
+from docent.models.units import Unit
 from tests.models.test_extractive import fake_vectors
 
 SETTINGS_PAGE = """[1] Configuration (configuration.md)
@@ -735,3 +736,31 @@ However, there is no free lunch: it is slow. For this reason, the node compiles 
                             parse_references(text), fake_vectors(["compil", "contract"]))
     assert ("- However, there is no free lunch: it is slow. For this reason, the node "
             "compiles only the contracts") in answer
+
+
+STREAMING = """[1] Streaming > Stream data (stream.md)
+If you declare a streaming response class in your path function, you can yield each chunk of data in turn from that streaming path function.
+
+Streaming {added}."""
+
+
+def test_the_value_asked_for_leads_when_it_scores_nearly_as_well():
+    # "Since which version...?": the version leads, not what the version added
+    question = "Since which version can I yield chunks of data from a streaming path function?"
+    vectors = fake_vectors(["stream"])
+    answer = compose_answer(question, parse_references(STREAMING.format(added="was added in 0.134.0")),
+                            vectors)
+    assert lead_statement(answer) == "Streaming was added in 0.134.0. [1]"
+    # ... and not without a version in it
+    other = compose_answer(question, parse_references(STREAMING.format(added="was added later")),
+                           vectors)
+    assert lead_statement(other).startswith("If you declare a streaming response class")
+
+
+def test_a_count_is_given_next_to_what_it_counts():
+    question = "How many validator nodes does the network start out with?"
+    intent, measure = intent_of(question), measure_of(question)
+    assert gives_value(intent, Unit("There will initially be 100 distributed validator nodes.",
+                                    "prose", 0), measure)
+    assert not gives_value(intent, Unit("Validator nodes halt on any divergence between the two.",
+                                        "prose", 0), measure)

@@ -31,7 +31,8 @@ from docent.intent import Intent, Measure, measure_of
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
-from docent.retrieval.evidence import states_kind
+from docent.retrieval.bm25 import stem
+from docent.retrieval.evidence import counts_of, states_kind
 from docent.retrieval.types import WARM_CHUNKS
 
 # Longer units are not quoted: a table or code a crawl ran together. A legal clause can
@@ -189,6 +190,16 @@ def fits(intent: Intent, unit: Unit, measure: Measure | None = None) -> int:
     if intent.kind in ("outcome", "concept") and _IMPERATIVE.match(text):
         return -1
     return int(_holds(intent, unit, text, measure))
+
+
+def gives_value(intent: Intent, unit: Unit, measure: Measure | None) -> bool:
+    """Whether the unit states a value of the definite kind the question asks for, and, for
+    a count of something the question names, a number next to it ("There will initially be
+    100 globally distributed validator nodes", not "...a divergence between the two")."""
+    if not _definite(measure) or not fits(intent, unit, measure) > 0:
+        return False
+    named = {stem(w) for w in measure.words}
+    return measure.kind != "count" or not named or counts_of(unit.text, named)
 
 
 def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bool:

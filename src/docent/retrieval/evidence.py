@@ -334,7 +334,7 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
         return True
     if not _STATED[measure.kind].search(segment):
         return _bare(measure.kind, segment, near)
-    return measure.kind != "count" or not named or _counts(segment, named)
+    return measure.kind != "count" or not named or counts_of(segment, named)
 
 
 # "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
@@ -344,7 +344,7 @@ _QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"")
 _COUNT_REACH = 4  # words between a number and what it counts ("40 worker threads")
 
 
-def _counts(segment: str, named: set[str]) -> bool:
+def counts_of(segment: str, named: set[str]) -> bool:
     """Whether a number in `segment` is close to a word naming what is counted ("a pool of
     40 threads", "threads: 40") or is the default of a setting the sentence says counts it
     ("...how many charts the cache keeps; the default is 128"), not merely in its sentence
