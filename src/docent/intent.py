@@ -254,7 +254,9 @@ _SIZE_MODIFIERS = frozenset(
 # since when, after an upgrade. A changelog's entries answer such questions; they explain
 # nothing else.
 _RELEASES = re.compile(
-    r"\b(?:releases?|released|versions?|changelog|change\s*log|deprecat\w*|since|when|added"
+    r"\b(?:releases?|released|versions?|changelog|change\s*log|deprecat\w*|since"
+    # "when was it added", not "...use when the credentials are missing?"
+    r"|when\s+(?:did|was|were|will)|added"
     r"|introduced|removed|changed|breaking|upgrad\w*|bump\w*|migrat\w*|no\s+longer|any\s?more"
     r"|used\s+to|stopped)\b",
     re.I,

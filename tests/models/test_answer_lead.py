@@ -606,6 +606,10 @@ def test_a_changelog_entry_leads_only_an_answer_about_releases():
                          refs, vectors)
     assert lead_statement(why).startswith("Check the username and password")
     assert "📝 Update docs" in why  # still a key point
+    # "when" that sets a condition asks about no release
+    condition = compose_answer("Which function does HTTP Basic Auth use when it checks the "
+                               "passwords, secrets.compare_digest()?", refs, vectors)
+    assert lead_statement(condition).startswith("Check the username and password")
     when = compose_answer("Which release updated the HTTP Basic Auth docs for "
                           "secrets.compare_digest() with non-ASCII passwords?", refs, vectors)
     assert lead_statement(when).startswith("📝 Update docs for HTTP Basic Auth")
