@@ -223,6 +223,10 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     "Congratulations 🎉 You’ve just published data using Streams!",
     "You've successfully integrated ConnectKit in a Next.js application.",
     "As you will see later, the router keeps its prefix.",
+    # what the reader is expected to know already
+    "This guide is not an introduction to Solidity Programming; you are expected to "
+    "understand Basic Solidity Programming.",
+    "Familiarity with React and Next.js is assumed.",
 ])
 def test_sentences_about_the_docs_are_filler(text):
     assert is_filler(text)
@@ -236,6 +240,8 @@ def test_sentences_about_the_docs_are_filler(text):
     # what the user will see happen, not what the docs will show
     "Click Execute and the cookies won't be sent: you will see an error message.",
     "Go to /v1 and you'll see the response from Flask:",
+    # what the reader needs is no filler: it may be the answer
+    "To complete this guide, you will need MetaMask installed.",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

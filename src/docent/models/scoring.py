@@ -71,6 +71,12 @@ _FILLER_RE = re.compile(
     # a tutorial's recap: "Congratulations 🎉 You've just published...", "You've
     # successfully integrated ConnectKit..."
     r"|^(?:congratulations|congrats|well\s+done|great\s+job)\b"
+    # what the reader is expected to know already: "This guide is not an introduction to
+    # Solidity Programming; you are expected to understand...", "Familiarity with React is
+    # assumed."
+    r"|^this\s+(?:guide|tutorial|page|article)\s+is\s+not\s+an?\s+(?:introduction|intro|beginner)"
+    r"|^(?:basic\s+)?familiarity\s+with\b.*\bis\s+(?:assumed|expected|required)\b"
+    r"|^you\s+are\s+expected\s+to\s+(?:understand|know|be\s+familiar)\b"
     r"|^(?:you(?:['’]ve|\s+have)|we(?:['’]ve|\s+have))\s+(?:now\s+)?(?:successfully|just)\s+\w+"
     r"|^(?:the\s+)?\[[^\]]+\]\([^)]*\)\s+(?:page|guide|section|tutorial|chapter)?\s*"
     r"(?:describes|explains|covers|lists|shows|has|walks)\b"
