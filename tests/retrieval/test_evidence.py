@@ -300,6 +300,12 @@ def test_people_are_counted_as_what_they_are():
     assert states("How many people sit on the validator board?", text)
     assert states("How many members does the validator board have?", text)
     assert not states("How many people sit on the session board?", text)
+    # ... and a role as people: "3 people ... willing to commit" counts committed reviewers
+    said = ("Find 2 other people who would be willing to be reviewing translation PRs. Once "
+            "there are at least 3 people that would be willing to commit to help, go on.")
+    assert states("How many committed reviewers does a new translation need?", said)
+    assert not states("How many committed reviewers does a new translation need?",
+                      "Reviewers commit to reviewing translation PRs for a language.")
 
 
 def test_a_verb_of_the_question_names_nothing_that_is_counted():

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from docent.intent import Measure, MeasureKind, measure_of, sentences
-from docent.retrieval.bm25 import stem, tokenize
+from docent.retrieval.bm25 import root, stem, tokenize
 from docent.retrieval.chunking import name_bare_links
 from docent.retrieval.shorthand import with_shorthand
 from docent.retrieval.tables import rebuild_tables
@@ -219,7 +219,7 @@ def _stated_for(
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             # "anti-money-laundering" in the question, "AML" in the passage
             words = words.union(*(terms for short, terms in spelled if short in words))
-            if named <= words and (subject or _covered(words, weight)):
+            if _roots(named) <= _roots(words) and (subject or _covered(words, weight)):
                 return True
     return False
 
@@ -344,15 +344,29 @@ _QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"")
 _COUNT_REACH = 4  # words between a number and what it counts ("40 worker threads")
 
 
+def _roots(words: set[str]) -> set[str]:
+    return {root(w) for w in words}
+
+
+# "at least 3 people that would be willing to commit": docs count people as people, the
+# role ("committed reviewers") said elsewhere in the sentence.
+_PEOPLE_COUNT = re.compile(r"(?<![\w.])(?:\d+|two|three|four|five|six|seven|eight|nine|ten)"
+                           r"\s+(?:other\s+|more\s+)?(?:people|persons|individuals|members)\b",
+                           re.I)
+
+
 def counts_of(segment: str, named: set[str]) -> bool:
     """Whether a number in `segment` is close to a word naming what is counted ("a pool of
     40 threads", "threads: 40") or is the default of a setting the sentence says counts it
     ("...how many charts the cache keeps; the default is 128"), not merely in its sentence
     ("ONE single request could use more than one thread")."""
     words = list(re.finditer(r"\S+", segment))
-    near_named = [k for k, w in enumerate(words) if named & set(tokenize(w.group()))]
+    roots = _roots(named)
+    near_named = [k for k, w in enumerate(words) if roots & _roots(set(tokenize(w.group())))]
     if not near_named:
         return False
+    if _PEOPLE_COUNT.search(segment):
+        return True
     if _SETTING_VALUE.search(segment):
         return True
     starts = [w.start() for w in words]
