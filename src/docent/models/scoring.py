@@ -58,7 +58,9 @@ _FILLER_RE = re.compile(
     r"\s+(?:see|learn|look|find|show|walk|cover|explore|go|discuss|describe|explain)\b"
     r"|^(?:we|you|i)(?:'ll|\s+will|\s+are\s+going\s+to)\s+(?:learn|see|explore|cover|walk|look"
     r"|show|discuss|describe|explain)\b"
-    r"|\blet'?s\b|^let\s+us\b"
+    # a tutorial's narration ("Let's see...", "Now, let's create..."), not a product's name
+    # ("Let's Encrypt"), a scenario ("Let's imagine you want to...") or a verb ("it lets you")
+    r"|\blet(?:['’]s|\s+us)\s+(?!encrypt\b)"
     # ("you will see how...", not what happens: "...and you will see an error message")
     r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\s+(?:how|what|why|which"
     r"|more|later|below|about|in|that|this|these|all)\b"
