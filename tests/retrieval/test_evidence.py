@@ -19,7 +19,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "googl": 2, "cloud": 3, "faucet": 2, "token": 9, "tokens": 9, "pull": 1, "end": 3,
         "wait": 1, "tap": 2, "put": 1, "dao": 3, "answer": 2, "reply": 2,
         "expect": 1, "team": 4, "ship": 2, "anti": 1, "money": 2, "launder": 1, "aml": 2,
-        "policy": 3, "record": 3}
+        "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
+        "connection": 5}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -510,3 +511,12 @@ def test_a_sentence_after_the_last_question_asks_for_nothing():
     question = "How long is a session kept? I'm trying to estimate how often validators restart."
     assert not states(question, "Validators restart every 30 minutes.")
     assert states(question, "A session is kept for 30 minutes.")
+
+
+def test_a_thing_named_in_camel_case_must_be_next_to_the_value():
+    # A keep-alive ping of Server-Sent Events states no interval of WebSocket connections.
+    question = "What ping interval keeps idle WebSocket connections alive?"
+    sse = "Server-Sent Events send a keep-alive ping every 15 seconds on idle connections."
+    assert not states(question, sse, section="Server-Sent Events")
+    assert states(question, sse.replace("Server-Sent Events", "WebSocket connections"))
+    assert states(question, sse, section="WebSocket")  # the heading names it

@@ -203,6 +203,12 @@ def _stated_for(
             named = named | {verb}
     subject = named - _UNITS  # "sessions" names what is counted; "characters" does not
     weight = _weights(clause, named, doc_freq, n_docs, generic)
+    # "...keep idle WebSocket connections alive": a thing the clause names in CamelCase is
+    # what the value is of, not a word the neighbourhood may lack ("a keep-alive ping every
+    # 15 seconds" is of Server-Sent Events); a release's entries name it in their heading.
+    names = set() if measure.kind == "version" else {
+        t for m in _CAMEL_NAME.finditer(clause) for t in tokenize(m.group())[:1] if t in weight
+    }
     spelled = _spelled_out(clause)
     for hit in hits:
         segments = _segments(hit.chunk.text)
@@ -219,7 +225,8 @@ def _stated_for(
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             # "anti-money-laundering" in the question, "AML" in the passage
             words = words.union(*(terms for short, terms in spelled if short in words))
-            if _roots(named) <= _roots(words) and (subject or _covered(words, weight)):
+            if _roots(named) <= _roots(words) and names <= words and (
+                    subject or _covered(words, weight)):
                 return True
     return False
 
@@ -267,6 +274,9 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
             clause = f"{parts[i - 1]} {part}"
         found.append((clause, asked))
     return found or [(question, measure)]
+
+
+_CAMEL_NAME = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")
 
 
 def _weights(
