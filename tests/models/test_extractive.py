@@ -642,6 +642,15 @@ def test_a_label_with_its_value_is_content_not_chrome():
     assert units == ["`**EID**`**:** `30380`"]
 
 
+def test_a_link_saying_what_its_page_teaches_is_content():
+    # A guide's index lists its pages as links; a breadcrumb or a bare title is chrome.
+    body = ("* [Developer](/developer)\n* [Wallet Integration](/developer/wallets)\n\n"
+            "* [Use **RainbowKit** to offer a customizable wallet connection UI](/rainbowkit)\n"
+            "* [https://github.com/example/full-stack-app](https://github.com/example)")
+    assert [u.text for u in split_units(body)] == [
+        "[Use **RainbowKit** to offer a customizable wallet connection UI](/rainbowkit)"]
+
+
 def test_a_link_naming_the_paragraph_after_it_becomes_its_label():
     # A crawled table or definition list: the name is a link alone on its line.
     body = ("[**Slither**](https://example.com/slither)\n\nDetects reentrancy and unprotected "

@@ -1,6 +1,7 @@
 """A passage cut into answer units: sentences, list items, table rows and code blocks.
 
-Docs-builder markup (mkdocs includes, admonition fences), link-only lines, page chrome and
+Docs-builder markup (mkdocs includes, admonition fences), link-only lines (not a link whose
+text says what its page teaches), page chrome and
 headings are not units; tables a crawl flattened to one cell a line are put back together.
 """
 
@@ -88,6 +89,11 @@ _DIAGRAM = re.compile(r"^(?:`{3,}|~{3,})\s*\{?\s*\.?(?:mermaid|plantuml|dot|grap
 _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 
+# "[Use **RainbowKit** to offer a customizable wallet connection UI](/...)": a link whose
+# text says what is there in five words or more, not a breadcrumb or a page's title.
+_DESCRIBED_LINK = re.compile(r"\[(?!https?:)(?:[^\]\s]+\s+){4,}[^\]\s]+\]\([^)]*\)")
+
+
 def is_chrome(text: str) -> bool:
     """A unit with no content of its own: only links or URLs, a bare label or a heading-like line.
 
@@ -97,6 +103,8 @@ def is_chrome(text: str) -> bool:
     if re.fullmatch(r"\*\*[^*]+\*\*:?", text.strip()) or text.rstrip("*_ ").endswith("?"):
         return True
     if _LABELLED.match(text.strip()):  # "EntryPoint v0.7: [0x0000…](…)": a label, its value
+        return False
+    if _DESCRIBED_LINK.fullmatch(text.strip()):  # a guide's list of what each page teaches
         return False
     rest = _URL.sub(" ", _LINK.sub(" ", text))
     words = re.findall(r"\w+", rest)
