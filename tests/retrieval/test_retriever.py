@@ -7,6 +7,7 @@ import pytest
 
 from docent.config import load_settings
 from docent.ingest import ingest_path
+from docent.retrieval import retriever as retriever_module
 from docent.retrieval.retriever import HybridRetriever, build_retriever
 from docent.retrieval.store import open_store
 from tests.retrieval.conftest import FakeEmbedder, RandomEmbedder, write_docs
@@ -421,12 +422,15 @@ def _two_section_pages(tmp_path, rivals: int):
     return write_docs(tmp_path / "docs", files)
 
 
-@pytest.mark.parametrize("rivals", [0, 4])
+@pytest.mark.parametrize(("rivals", "either_top"), [(0, 0), (4, 0), (4, 3)])
 def test_a_pages_second_chunk_joins_when_it_ranks_among_the_first_2k(
-    tmp_path, data_settings, fake_embedder, rivals
+    tmp_path, data_settings, fake_embedder, monkeypatch, rivals, either_top
 ):
     # One chunk a page in the top k; a second one of a page other than the best (whose
-    # further chunks `expand` adds) comes after them when it ranks among the first 2 k.
+    # further chunks `expand` adds) comes after them when it ranks among the first 2 k of
+    # the fused ranking, or among the first `_EITHER_TOP` of either search ("Check it" is
+    # the third by keywords: its page's title names WSGI).
+    monkeypatch.setattr(retriever_module, "_EITHER_TOP", either_top)
     ingest_path(_two_section_pages(tmp_path, rivals), data_settings, embedder=fake_embedder,
                 progress=False)
     retriever = _retriever(data_settings, fake_embedder, expand=0)
@@ -434,7 +438,8 @@ def test_a_pages_second_chunk_joins_when_it_ranks_among_the_first_2k(
     found = [(h.chunk.source_file, h.chunk.section_title.split(" > ")[-1])
              for h in retriever.search(query, 2)]
     top = [("routers.md", "Mount"), ("wsgi.md", "Using the middleware")]
-    assert found == (top + [("wsgi.md", "Check it")] if rivals == 0 else top)
+    joins = rivals == 0 or either_top == 3
+    assert found == (top + [("wsgi.md", "Check it")] if joins else top)
     assert [h.chunk.source_file for h in retriever.search(query, 1)] == ["routers.md"]
 
 

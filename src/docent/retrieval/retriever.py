@@ -54,6 +54,9 @@ _CHUNK_VECTORS = 4096
 # of the fused ranking (2: measured over the evaluation sets, 7 to 12 of the first places
 # for k = 5 gave the same answers within one keyword).
 _RUNNER_UP_REACH = 2
+# ... or among the first _EITHER_TOP of either search (3: over the read sets, 2 and 5 gave
+# the same answers within one keyword).
+_EITHER_TOP = 3
 # The best page's section whose best statement is this close to the question, relative
 # to the best statement of the passages already found, is the fifth further chunk.
 _CLOSEST_SHARE = 0.85
@@ -381,6 +384,9 @@ class HybridRetriever:
                                              query)
         for i in top:  # a section of the best page neither search found
             file_of.setdefault(i, by_id[i].source_file)
+        # ... or among the first few of either search ("The `m-prompt` element is used to
+        # request a string from the user" is the nearest by meaning, 35th by keywords).
+        leading += [i for ranking in rankings for i in ranking[:_EITHER_TOP] if i not in leading]
         top += _runners_up(top, leading, file_of)
         missing = [i for i in top if i not in similarity]
         # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
