@@ -59,7 +59,7 @@ _FILLER_RE = re.compile(
     r"|^(?:we|you|i)(?:'ll|\s+will|\s+are\s+going\s+to)\s+(?:learn|see|explore|cover|walk|look"
     r"|show|discuss|describe|explain)\b"
     # a tutorial's narration ("Let's see...", "Now, let's create..."), not a product's name
-    # ("Let's Encrypt"), a scenario ("Let's imagine you want to...") or a verb ("it lets you")
+    # ("Let's Encrypt") or a verb ("Banxa lets you buy...")
     r"|\blet(?:['’]s|\s+us)\s+(?!encrypt\b)"
     # ("you will see how...", not what happens: "...and you will see an error message")
     r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\s+(?:how|what|why|which"

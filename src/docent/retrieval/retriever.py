@@ -384,8 +384,10 @@ class HybridRetriever:
                                              query)
         for i in top:  # a section of the best page neither search found
             file_of.setdefault(i, by_id[i].source_file)
-        # ... or among the first few of either search ("The `m-prompt` element is used to
-        # request a string from the user" is the nearest by meaning, 35th by keywords).
+        # Another page's best further chunk joins when it ranks among the first 2k of the
+        # fused ranking or among the first few of either search ("The `m-prompt` element
+        # is used to request a string from the user" is the nearest by meaning, 35th by
+        # keywords).
         leading += [i for ranking in rankings for i in ranking[:_EITHER_TOP] if i not in leading]
         top += _runners_up(top, leading, file_of)
         missing = [i for i in top if i not in similarity]
@@ -615,7 +617,8 @@ def _value_evidence(hits: list[Hit], k: int) -> list[Hit]:
 
 def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) -> list[str]:
     """For each page in `top` but the best (whose further chunks `expand` adds), its best
-    other chunk among the `leading` ids of the fused ranking: the cut to one chunk a page
+    other chunk among the `leading` ids (the first of the fused ranking, then the first few
+    of either search): the cut to one chunk a page
     keeps out a page's second passage even when it ranks among the best ("Using
     `WSGIMiddleware`" under "Check it", both of the WSGI page). Not a changelog's: its
     entries stand alone."""
