@@ -186,6 +186,18 @@ def test_a_loose_list_moves_whole_with_its_announcing_paragraph():
     assert fill not in holder.text
 
 
+def test_a_label_announcing_a_list_takes_the_paragraph_before_it_along():
+    # An FAQ's "Q: ...?", then "A:" and the answer's items: the question stays with them
+    fill = " ".join(f"word{i}" for i in range(40))
+    items = "\n\n".join(f"  * Item {i} - " + " ".join(f"w{i}x{j}" for j in range(6))
+                        for i in range(3))
+    text = f"# FAQ\n\n{fill}.\n\nQ: What resources are there?\n\nA:\n\n{items}\n"
+    got = chunks(text, max_tokens=70, min_tokens=0)
+    holder = next(c for c in got if "Item 0" in c.text)
+    assert holder.text.startswith("Q: What resources are there?\n\nA:")
+    assert "Item 2" in holder.text
+
+
 def test_a_paragraph_announcing_code_moves_with_the_code_to_the_next_chunk():
     fill = " ".join(f"word{i}" for i in range(40))
     code = "```bash\n" + "\n".join(f"export SETTING_{i}=value" for i in range(6)) + "\n```"

@@ -166,13 +166,20 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
 
 def _announcing_run(parts: list[str]) -> list[str]:
     """The parts ending `parts` from the last one ending in ":" on, when all after it are
-    list items; empty when there is none."""
+    list items; empty when there is none. A label that says nothing alone ("A:", "Testnet:")
+    takes the paragraph before it along ("Q: What development resources are available?")."""
     for i in range(len(parts) - 1, -1, -1):
         if parts[i].rstrip().endswith(":"):
+            if (i and len(parts[i].split()) <= _LABEL_WORDS
+                    and not LIST_ITEM.match(parts[i - 1]) and not parts[i - 1].startswith("#")):
+                return parts[i - 1 :]
             return parts[i:]
         if not LIST_ITEM.match(parts[i]):
             return []
     return []
+
+
+_LABEL_WORDS = 2
 
 
 def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
