@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from docent.retrieval.chunking import (
     chunk_markdown,
     clean_for_embedding,
@@ -173,29 +175,22 @@ def test_indented_code_after_a_paragraph_is_not_split():
     assert "function f39()" in holder.text
 
 
-def test_a_loose_list_moves_whole_with_its_announcing_paragraph():
+@pytest.mark.parametrize("intro", [
     # "The bottlenecks are:", then one paragraph per item: no chunk ends part way through
-    fill = " ".join(f"word{i}" for i in range(40))
-    items = "\n\n".join(f"  * **Item {i}** - " + " ".join(f"w{i}x{j}" for j in range(8))
-                        for i in range(3))
-    text = f"# Page\n\n{fill}.\n\nThe three bottlenecks are:\n\n{items}\n\nAfter the list.\n"
-    got = chunks(text, max_tokens=70, min_tokens=0)
-    holder = next(c for c in got if "Item 0" in c.text)
-    assert holder.text.startswith("The three bottlenecks are:")
-    assert "Item 2" in holder.text
-    assert fill not in holder.text
-
-
-def test_a_label_announcing_a_list_takes_the_paragraph_before_it_along():
-    # An FAQ's "Q: ...?", then "A:" and the answer's items: the question stays with them
+    "The three bottlenecks are:",
+    # an FAQ's "Q: ...?", then "A:" and the answer's items: the question stays with them
+    "Q: What resources are there?\n\nA:",
+])
+def test_a_loose_list_moves_whole_with_its_announcing_paragraph(intro):
     fill = " ".join(f"word{i}" for i in range(40))
     items = "\n\n".join(f"  * Item {i} - " + " ".join(f"w{i}x{j}" for j in range(6))
                         for i in range(3))
-    text = f"# FAQ\n\n{fill}.\n\nQ: What resources are there?\n\nA:\n\n{items}\n"
+    text = f"# Page\n\n{fill}.\n\n{intro}\n\n{items}\n\nAfter the list.\n"
     got = chunks(text, max_tokens=70, min_tokens=0)
     holder = next(c for c in got if "Item 0" in c.text)
-    assert holder.text.startswith("Q: What resources are there?\n\nA:")
+    assert holder.text.startswith(intro)
     assert "Item 2" in holder.text
+    assert fill not in holder.text
 
 
 def test_a_paragraph_announcing_code_moves_with_the_code_to_the_next_chunk():
