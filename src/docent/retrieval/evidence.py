@@ -210,6 +210,7 @@ def _stated_for(
         t for m in _CAMEL_NAME.finditer(clause) for t in tokenize(m.group())[:1] if t in weight
     }
     spelled = _spelled_out(clause)
+    named_roots = _roots(named)
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -225,7 +226,7 @@ def _stated_for(
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             # "anti-money-laundering" in the question, "AML" in the passage
             words = words.union(*(terms for short, terms in spelled if short in words))
-            if _roots(named) <= _roots(words) and names <= words and (
+            if named_roots <= _roots(words) and names <= words and (
                     subject or _covered(words, weight)):
                 return True
     return False

@@ -123,9 +123,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _EXAMPLE.search(before) or _LEAVING.search(before) or _CUSTOM_HEADER.fullmatch(
-            word
-        ) or _MINE.match(word):
+        ) or _in_passing(word, before):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
@@ -357,6 +355,14 @@ def _terms_and_roots(chunk: Chunk) -> frozenset[str]:
 def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] | None) -> int:
     """In how many chunks the corpus uses `term`, or a form of it with the same root."""
     return doc_freq.get(term, 0) or (root_freq.get(root(term), 0) if root_freq else 0)
+
+
+def _in_passing(word: str, before: str) -> bool:
+    """Whether the name `word`, after the question's text `before`, is the user's own or
+    named in passing: an example ("e.g. home/johndoe/notes.txt"), what they are leaving
+    ("coming from Spring"), a custom header ("X-Trace-Id") or their own code ("MyParams")."""
+    return bool(_EXAMPLE.search(before) or _LEAVING.search(before)
+                or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word))
 
 
 def _is_path(word: str) -> bool:
