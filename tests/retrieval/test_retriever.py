@@ -212,6 +212,45 @@ def test_the_best_pages_section_closest_to_the_question_is_its_last_further_chun
     assert search(0.5) == ids  # else the next chunk ranking among the first 2k, as before
 
 
+def _kiln_with_pictures(tmp_path):
+    files = {
+        f"{topic}-{i}.md": f"# {topic.title()} {i}\n\nNotes about {topic} number {i}.\n"
+        for topic in TOPICS for i in range(3)
+    }
+    filler = " ".join(f"word{j}" for j in range(150))
+    # A crawled page's section: a few sentences between screenshots whose links make it
+    # 3,500 characters long though its text is short ("Deploy the Smart Contract").
+    stages = "".join(
+        f"Raise the heat, stage {i}. {' '.join(f'w{i}x{j}' for j in range(40))}\n\n"
+        f"![](https://img.example.com/{'x' * 600}{i}.png)\n\n"
+        for i in range(4)
+    )
+    files["kiln.md"] = (
+        f"# Kiln\n\n## Kiln setup\n\nKiln setup: stand the kiln on bricks. {filler}\n\n"
+        f"## Kiln firing\n\n{stages}"
+    )
+    return write_docs(tmp_path / "docs", files)
+
+
+def test_a_long_section_of_the_best_page_joins_when_a_search_ranks_it_among_its_first(
+    tmp_path, data_settings, monkeypatch
+):
+    embedder = FakeEmbedder()
+    ingest_path(_kiln_with_pictures(tmp_path), data_settings, embedder=embedder,
+                progress=False)
+
+    def found() -> list[tuple[str, int]]:
+        hits = _retriever(data_settings, embedder, expand=1).search("kiln setup", 3)
+        return [(h.chunk.source_file, len(h.chunk.text)) for h in hits]
+
+    hits = found()
+    assert hits[0][0] == "kiln.md" and len({f for f, _ in hits[:3]}) == 3
+    # the firing section, second of both searches, is longer than expand_chars (1500)
+    assert hits[3:] == [("kiln.md", hits[3][1])] and hits[3][1] > 1500
+    monkeypatch.setattr(retriever_module, "_EITHER_TOP", 1)  # only each search's first
+    assert found() == hits[:3]
+
+
 def test_the_value_check_reads_the_top_k_and_the_best_pages_further_sections(
     tmp_path, data_settings, fake_embedder
 ):

@@ -77,7 +77,8 @@ class HybridRetriever:
     changelog's chunks are not), then at
     most `per_file` chunks of one file in the top `k` (0: no limit), followed by up to `expand`
     more chunks of the best file (each at most `expand_chars` long; one more when it ranks
-    among the first 2 `k`) and by each other page's best further chunk that ranks among the
+    among the first 2 `k`; and a longer one when it ranks among the first `_EITHER_TOP` of
+    either search) and by each other page's best further chunk that ranks among the
     first 2 `k` (the sufficiency check reads every hit, the value check the top `k` and the
     best file's further chunks). Defaults measured in
     bench/retrieval_quality.py. `Hit.score` is the cosine similarity of query and chunk
@@ -380,8 +381,10 @@ class HybridRetriever:
         order = [i for i, _ in fused]
         ranked = diversify(order, file_of, k=k, per_file=self.per_file)
         leading = order[: _RUNNER_UP_REACH * k]
+        either_top = {i for ranking in rankings for i in ranking[:_EITHER_TOP]}
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading, index,
                                              query)
+        top += _long_leader(top, ranked[k:], by_id, either_top, self.expand_chars)
         for i in top:  # a section of the best page neither search found
             file_of.setdefault(i, by_id[i].source_file)
         # Another page's best further chunk joins when it ranks among the first 2k of the
@@ -613,6 +616,22 @@ def _value_evidence(hits: list[Hit], k: int) -> list[Hit]:
     """The hits the value check reads: the top k and the best page's further chunks."""
     best = hits[0].chunk.source_file
     return hits[:k] + [h for h in hits[k:] if h.chunk.source_file == best]
+
+
+def _long_leader(
+    top: list[str], rest: list[str], by_id: dict[str, Chunk], either_top: set[str],
+    limit: int,
+) -> list[str]:
+    """The best page's chunk longer than `limit` that ranks among the first few of either
+    search, when `top` lacks it: a crawled section whose screenshot links make it 4,000
+    characters long holds the `npx thirdweb deploy -k` its page is about (over the read
+    sets: 6 more answers with every keyword, 1 fewer; letting any further chunk be long
+    instead gained one, the long ones crowding out the short sections `expand` picks)."""
+    best = by_id[top[0]].source_file if top else None
+    if best is None or is_changelog(best):
+        return []
+    return [i for i in rest if i in either_top and i not in top
+            and by_id[i].source_file == best and len(by_id[i].text) > limit][:1]
 
 
 def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) -> list[str]:
