@@ -325,6 +325,40 @@ def test_a_flattened_table_whose_last_column_holds_sentences_is_rebuilt():
         "The roadmap may change."]
 
 
+def test_a_flattened_table_of_short_texts_is_rebuilt():
+    # "Quick Comparison": no value in any cell; rows of three, not two or six, have columns
+    # alike (row names, then phrases).
+    cells = ["Feature", "Mainnet (Production)", "Testnet (Shannon)",
+             "Currency", "SOMI (real value)", "STT (valueless, faucet)",
+             "Purpose", "Production deployments", "Development & testing",
+             "Transactions", "Permanent and irreversible", "Experimental and disposable",
+             "Risk", "Financial impact possible", "No financial risk"]
+    assert [u.text for u in split_units("\n\n".join(cells))][:2] == [
+        "Currency — Mainnet (Production): SOMI (real value) — Testnet (Shannon): "
+        "STT (valueless, faucet)",
+        "Purpose — Mainnet (Production): Production deployments — Testnet (Shannon): "
+        "Development & testing"]
+
+
+def test_the_width_of_a_flattened_table_of_names_is_the_one_whose_columns_repeat():
+    # Every cell is a name or two: rows of 2, 4 and 5 all read; the grades repeat in 4.
+    cells = ["Tool", "Type", "Effectiveness", "Cost",
+             "Slither", "Static Analysis", "High", "Free",
+             "MythX", "Comprehensive", "Very High", "Paid",
+             "Securify", "Academic", "Medium", "Free",
+             "Manticore", "Symbolic Execution", "High", "Free"]
+    assert [u.text for u in split_units("\n\n".join(cells))][0] == (
+        "Slither — Type: Static Analysis — Effectiveness: High — Cost: Free")
+    # Two rows that repeat nothing are no table ("W – Forward", "A – Left", ...); nor are
+    # rows whose names are marked up unlike each other (a bold name, a code span, a link).
+    keys = ["W – Forward", "A – Left", "S – Backward", "D – Right", "Space – Jump",
+            "Shift – Run"]
+    assert not any(" — " in u.text for u in split_units("\n\n".join(keys)))
+    mixed = ["Explorer URL", "API Endpoint", "**Testnet**", "https://explorer.example",
+             "`/api`", "**Mainnet**", "https://main.example", "`/api`"]
+    assert not any(" — " in u.text for u in split_units("\n\n".join(mixed)))
+
+
 def test_labels_and_sentences_that_are_no_table_stay_as_written():
     # An FAQ crawled to one line a paragraph: a question is no column header or row label.
     faq = "\n\n".join(["How much does a launch cost?", "3.5 SOMI + gas",

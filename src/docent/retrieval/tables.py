@@ -15,6 +15,8 @@ DIRECTIVE = re.compile(
 )
 _CELL = re.compile(r"^[^#*>|`\-].{0,59}$")
 _MAX_COLUMNS = 8
+# A table of texts is read only when its columns are this alike on average (see _alike).
+_ALIKE = 0.75
 # An address, a hash or a code ("0x5e44F178…", a selector "0x08c379a0", a panic code "0x11").
 _HEX = re.compile(r"^0x[0-9a-fA-F]{2,}$")
 # A cell that is one link: `[0x5e44…](https://explorer…/0x5e44…)`.
@@ -35,7 +37,9 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     of, whose cells start like the others', is a totals row with its last columns empty. A
     header may lack its corner cell (rows of p after p - 1 labels: "Average DPS", "Max
     DPS", then "ETH", "9.19", "18.38"). A cell that is one link or one code span counts by
-    its text, a bold header cell by its words.
+    its text, a bold header cell by its words. Failing that, a run that opens with two
+    labels is a table of sentences (`_as_prose_table`), else, read from its first cell, of
+    short texts (`_as_text_table`).
     """
     out: list[str] = []
     i = 0
@@ -43,8 +47,12 @@ def rebuild_tables(lines: list[str]) -> list[str]:
         cells = _run(lines, i, _is_short_cell)
         found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
         if found is None and _opens_header(lines, i):
-            cells = _run(lines, i, _is_prose_cell)
-            found = _as_prose_table([c for c, _ in cells]) if len(cells) >= 6 else None
+            prose = _run(lines, i, _is_prose_cell)
+            found = _as_prose_table([c for c, _ in prose]) if len(prose) >= 6 else None
+            if found is not None:
+                cells = prose
+            elif len(cells) >= 6 and _opens_run(lines, i):
+                found = _as_text_table([c for c, _ in cells])
         if found:
             table, used = found
             out += ["", *table, ""]
@@ -59,6 +67,14 @@ def _alone(lines: list[str], j: int) -> bool:
     """Whether line `j` is a paragraph of one line: blank (or nothing) before and after."""
     before = j == 0 or not lines[j - 1].strip()
     return before and (j + 1 >= len(lines) or not lines[j + 1].strip())
+
+
+def _opens_run(lines: list[str], i: int) -> bool:
+    """Whether line `i` is the first of its run of one-line cells, not inside one."""
+    j = i - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return j < 0 or not (_alone(lines, j) and _is_short_cell(lines[j].strip()))
 
 
 def _run(
@@ -138,6 +154,58 @@ def _as_prose_table(cells: list[str]) -> tuple[list[str], int] | None:
         if good >= 2:
             return _pipe_table([_shown(h) for h in header], rows[:good]), p + good * p
     return None
+
+
+def _as_text_table(cells: list[str]) -> tuple[list[str], int] | None:
+    """Pipe-table lines for a crawled table of short texts that ends its run ("Feature",
+    "Mainnet (Production)", "Testnet (Shannon)", then "Currency", "SOMI (real value)",
+    "STT (valueless, faucet)"...): a header of p labels, then rows of p (three or more, or
+    two that repeat a cell in a column) whose first cells are distinct labels marked up
+    alike (a header cell is never a link: that is a row's first cell). Of these readings,
+    the one whose columns repeat the most cells ("High", "Low", "Free": a column of
+    grades), then whose columns are the most alike in length (names of one or two words,
+    or phrases), then the narrowest. Over the Somnia crawl's chunks it reads 13 tables,
+    each as its page shows it."""
+    best: tuple[int, float, int] | None = None
+    for p in range(2, _MAX_COLUMNS + 1):
+        header, body = cells[:p], cells[p:]
+        if len(body) % p or len(body) < 2 * p or not all(_is_heading_cell(h) for h in header):
+            continue
+        columns = [body[j::p] for j in range(p)]
+        keys = columns[0]
+        if (len(set(keys)) < len(keys) or not all(_is_heading_cell(k) for k in keys)
+                or len({_form(k) for k in keys}) > 1 or any(_form(h) == "link" for h in header)):
+            continue
+        repeats = sum(len(column) - len(set(column)) for column in columns[1:])
+        if len(keys) == 2 and not repeats:
+            continue  # two rows that repeat nothing are as likely a header's misreading
+        alike = sum(_alike(column) for column in columns) / p
+        if best is None or (repeats, alike, -p) > best:
+            best = (repeats, alike, -p)
+    if best is None or best[1] < _ALIKE:
+        return None
+    p = -best[2]
+    rows = [cells[k : k + p] for k in range(p, len(cells), p)]
+    return _pipe_table([_shown(h) for h in cells[:p]], rows), len(cells)
+
+
+def _form(cell: str) -> str:
+    """How a cell is marked up: one link (or a bare URL), one code span, bold, or plain
+    (words, or starting with a digit: "0x123...abc" is no row name beside "Data 1")."""
+    if _LONE_LINK.fullmatch(cell) or cell.startswith(("http://", "https://")):
+        return "link"
+    if _LONE_CODE.fullmatch(cell):
+        return "code"
+    if cell.startswith("**") and cell.endswith("**"):
+        return "bold"
+    return "digits" if cell[:1].isdigit() else "plain"
+
+
+def _alike(column: list[str]) -> float:
+    """The share of a column's cells of its commoner length: names of one or two words, or
+    longer phrases."""
+    names = sum(len(_shown(cell).split()) <= 2 for cell in column)
+    return max(names, len(column) - names) / len(column)
 
 
 def _shown(cell: str) -> str:
