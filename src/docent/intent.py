@@ -98,6 +98,12 @@ class Intent:
         return self.kind in ("howto", "value", "name", "outcome")
 
 
+def asks_for_value(question: str) -> bool:
+    """Whether any part of the question asks for a value ("which algorithm signs the tokens
+    and for HOW MANY minutes..." asks for a name, and a value too)."""
+    return bool(_VALUE.search(_typed(question)))
+
+
 @lru_cache(maxsize=4096)
 def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first, read from its

@@ -70,6 +70,28 @@ A session expires after 30 minutes without a question."""
     assert lead_statement(answer).startswith("A session expires after 30 minutes")
 
 
+def test_a_question_asking_a_name_and_a_value_shows_the_line_setting_the_value():
+    # "Which algorithm... and how many minutes...": a name is asked, and a value too. The
+    # example's window lands on the login code, which holds more of the question's words.
+    login = "\n".join(f"    access_token_{i} = create_token(minutes=EXPIRE)" for i in range(40))
+    text = f"""[1] OAuth2 with JWT > Handle JWT tokens (jwt.md)
+Create a variable `ALGORITHM` with the algorithm that signs the access token: `HS256`.
+
+Update the login to create an access token:
+
+```python
+ALGORITHM = "HS256"
+ACCESS_TOKEN_EXPIRE_MINUTES = 30
+
+def login():
+{login}
+```"""
+    question = "Which algorithm signs the tokens, and for how many minutes is an access token valid?"
+    assert intent_of(question).kind == "name"
+    answer = compose_answer(question, parse_references(text), fake_vectors(["token"]))
+    assert "ACCESS_TOKEN_EXPIRE_MINUTES = 30" in answer
+
+
 def test_a_lead_does_not_announce_what_the_answer_cannot_show():
     # The announcing sentence matches the question best, but its list is not retrieved.
     text = """[1] Limits (limits.md)

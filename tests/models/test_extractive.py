@@ -738,6 +738,28 @@ def test_blank_lines_take_no_place_in_a_code_window():
         "```python\n...\ndef serve():\n    pass\n\n\ndef test_ws():\n```")
 
 
+def test_a_value_question_shows_the_line_setting_the_value_outside_the_window():
+    from docent.models.compose import excerpt
+
+    # The constant sits at the top; the login function below it holds more of the words.
+    code = "\n".join([
+        "```python", "SECRET_KEY = 'x'", "ACCESS_TOKEN_EXPIRE_MINUTES = 30", "", "def other():",
+        "    pass", "def login():", "    access_token_expires = timedelta(minutes=EXPIRE)",
+        "    access_token = create_access_token(expires_delta=access_token_expires)",
+        "    return access_token", "```"])
+    wanted = {"access", "token", "expir", "minut"}
+    plain = excerpt(code, wanted, 4)
+    assert "= 30" not in plain and "def login():" in plain
+    shown = excerpt(code, wanted, 4, values=True)
+    assert shown.split("\n") == [  # the line, and a window two lines shorter
+        "```python", "...", "ACCESS_TOKEN_EXPIRE_MINUTES = 30", "    ...",
+        "    access_token_expires = timedelta(minutes=EXPIRE)",
+        "    access_token = create_access_token(expires_delta=access_token_expires)",
+        "...", "```"]
+    # Shown by the window itself, it takes no extra place.
+    assert excerpt(code, wanted, 9, values=True) == excerpt(code, wanted, 9)
+
+
 def test_a_short_code_block_is_shown_whole():
     from docent.models.compose import excerpt
 

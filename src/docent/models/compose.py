@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
-from docent.intent import Intent, about_releases, intent_of, measure_of
+from docent.intent import Intent, about_releases, asks_for_value, intent_of, measure_of
 from docent.models.scoring import (
     Candidate,
     candidates,
@@ -172,13 +172,16 @@ def compose_parts(
     under_lead = [c for c in points if listed.get(id(c)) is lead]
     points = [c for c in points if listed.get(id(c)) is not lead]
 
+    value_asked = asks_for_value(question)
     parts = []
     if under_lead:  # the list the lead announces, right below it
         parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
     if code:
-        parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted)]
+        parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
+                                                                 values=value_asked)]
     if extra:
-        parts += ["", f"Example [{extra.ref.n}]:", "", excerpt(extra.unit.text, wanted)]
+        parts += ["", f"Example [{extra.ref.n}]:", "", excerpt(extra.unit.text, wanted,
+                                                                  values=value_asked)]
     if points:
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
@@ -221,7 +224,7 @@ def compose_parts(
                 used.add(id(more))
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
-                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES)
+                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, value_asked)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
@@ -603,9 +606,15 @@ def _closer_match(
     return other
 
 
-def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
+def excerpt(
+    code: str, wanted: set[str], limit: int = _MAX_CODE_LINES, values: bool = False
+) -> str:
     """A fenced code block cut to the `limit` lines that hold the most of the `wanted`
-    terms (the first such window), with `...` where lines were left out."""
+    terms (the first such window), with `...` where lines were left out. With `values`
+    (the question asks for a value), the line setting a number that holds the most of
+    those terms is shown too, when the window leaves it out (`ACCESS_TOKEN_EXPIRE_MINUTES
+    = 30` at the top of a file whose login function holds more of "how many minutes is an
+    access token valid")."""
     lines = code.split("\n")
     fenced = len(lines) >= 2 and FENCE.match(lines[0].strip()) is not None
     head, body, tail = (lines[:1], lines[1:-1], lines[-1:]) if fenced else ([], lines, [])
@@ -614,18 +623,39 @@ def excerpt(code: str, wanted: set[str], limit: int = _MAX_CODE_LINES) -> str:
     if len(full) <= limit:
         return code
     hits = [len(wanted.intersection(terms(body[i]))) for i in full]
-    window = sum(hits[:limit])
+    pinned = _value_line(body, full, hits) if values else None
+    size = limit - 2 if pinned is not None else limit  # room for the line and its "..."
+    window = sum(hits[:size])
     best, start = window, 0
-    for i in range(1, len(full) - limit + 1):
-        window += hits[i + limit - 1] - hits[i - 1]
+    for i in range(1, len(full) - size + 1):
+        window += hits[i + size - 1] - hits[i - 1]
         if window > best:
             best, start = window, i
-    first, last = full[start], full[start + limit - 1]
-    indent = " " * (len(body[first]) - len(body[first].lstrip()))
-    return "\n".join([
-        *head,
-        *([f"{indent}..."] if start else []),
-        *body[first : last + 1],
-        *(["..."] if last < full[-1] else []),
-        *tail,
-    ])
+    if pinned is not None and start <= pinned < start + size:
+        return excerpt(code, wanted, limit)  # the window shows it: no room needed
+    # The runs of lines shown (the window, and the pinned line), "..." before each that
+    # starts past the line after the one before it.
+    runs = [(full[start], full[start + size - 1])]
+    if pinned is not None:
+        runs = sorted([*runs, (full[pinned], full[pinned])])
+    out: list[str] = []
+    shown_to = full[0] - 1
+    for first, last in runs:
+        if first > shown_to + 1 and any(body[i].strip() for i in range(shown_to + 1, first)):
+            out.append(" " * (len(body[first]) - len(body[first].lstrip())) + "...")
+        out += body[first : last + 1]
+        shown_to = last
+    if shown_to < full[-1]:
+        out.append("...")
+    return "\n".join([*head, *out, *tail])
+
+
+_SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
+
+
+def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
+    """Of the non-blank lines `full`, the position of the one setting a number (`= 30`,
+    `: 5000`) that holds the most wanted terms, two or more; None when there is none."""
+    found = [(h, -k) for k, (i, h) in enumerate(zip(full, hits, strict=True))
+             if h >= 2 and _SETS_NUMBER.search(body[i])]
+    return -max(found)[1] if found else None
