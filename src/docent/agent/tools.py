@@ -115,8 +115,27 @@ def format_references(numbered: list[dict[str, Any]]) -> str:
     blocks = []
     for s in numbered:
         where = s["section_title"] or s["title"]
-        blocks.append(f"[{s['n']}] {where} ({s['source_file']})\n{s['text'].strip()}")
+        text = _without_images(s["text"]).strip()
+        blocks.append(f"[{s['n']}] {where} ({s['source_file']})\n{text}")
     return "\n\n".join(blocks)
+
+
+# A line that is only an image: a crawl's screenshot link, 300 characters a model reads as
+# noise (a GitBook section of four screenshots is 4,000 characters, 2,500 of them these).
+_IMAGE_LINE = re.compile(r"[ \t]*!\[[^\]\n]*\]\([^)\n]*\)[ \t]*")
+
+
+def _without_images(text: str) -> str:
+    """`text` without its lines that are only an image, nor the blank line each leaves."""
+    out: list[str] = []
+    dropped = False
+    for line in text.split("\n"):
+        if _IMAGE_LINE.fullmatch(line):
+            dropped = True
+        elif not (dropped and not line.strip() and out and not out[-1].strip()):
+            out.append(line)
+            dropped = dropped and not line.strip()
+    return "\n".join(out)
 
 
 def public_source(entry: dict[str, Any]) -> dict[str, Any]:
