@@ -623,16 +623,16 @@ def excerpt(
     if len(full) <= limit:
         return code
     hits = [len(wanted.intersection(terms(body[i]))) for i in full]
+    start, size = _best_window(hits, limit), limit
     pinned = _value_line(body, full, hits) if values else None
-    size = limit - 2 if pinned is not None else limit  # room for the line and its "..."
-    window = sum(hits[:size])
-    best, start = window, 0
-    for i in range(1, len(full) - size + 1):
-        window += hits[i + size - 1] - hits[i - 1]
-        if window > best:
-            best, start = window, i
     if pinned is not None and start <= pinned < start + size:
-        return excerpt(code, wanted, limit)  # the window shows it: no room needed
+        pinned = None  # the window shows it
+    if pinned is not None:
+        # Room for the line and its "...": the window gives up two lines, unless the
+        # shorter window holds the line itself (then it is the full window from there).
+        start, size = _best_window(hits, limit - 2), limit - 2
+        if start <= pinned < start + size:
+            start, size, pinned = min(start, len(full) - limit), limit, None
     # The runs of lines shown (the window, and the pinned line), "..." before each that
     # starts past the line after the one before it.
     runs = [(full[start], full[start + size - 1])]
@@ -648,6 +648,17 @@ def excerpt(
     if shown_to < full[-1]:
         out.append("...")
     return "\n".join([*head, *out, *tail])
+
+
+def _best_window(hits: list[int], size: int) -> int:
+    """Where the first window of `size` lines holding the most `hits` starts."""
+    window = sum(hits[:size])
+    best, start = window, 0
+    for i in range(1, len(hits) - size + 1):
+        window += hits[i + size - 1] - hits[i - 1]
+        if window > best:
+            best, start = window, i
+    return start
 
 
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
