@@ -161,11 +161,11 @@ def _as_text_table(cells: list[str]) -> tuple[list[str], int] | None:
     "Mainnet (Production)", "Testnet (Shannon)", then "Currency", "SOMI (real value)",
     "STT (valueless, faucet)"...): a header of p labels, then rows of p (three or more, or
     two that repeat a cell in a column) whose first cells are distinct labels marked up
-    alike (a header cell is never a link: that is a row's first cell). Of these readings,
-    the one whose columns repeat the most cells ("High", "Low", "Free": a column of
-    grades), then whose columns are the most alike in length (names of one or two words,
-    or phrases), then the narrowest. Over the Somnia crawl's chunks it reads 13 tables,
-    each as its page shows it."""
+    alike (a header cell is never a link: that is a row's first cell), and whose columns
+    are alike in length (`_ALIKE`: names of one or two words, or phrases). Of these
+    readings, the one whose columns repeat the most cells ("High", "Low", "Free": a column
+    of grades), then whose columns are the most alike, then the narrowest. Over the Somnia
+    crawl's chunks it reads 13 tables, each as its page shows it."""
     best: tuple[int, float, int] | None = None
     for p in range(2, _MAX_COLUMNS + 1):
         header, body = cells[:p], cells[p:]
@@ -180,9 +180,9 @@ def _as_text_table(cells: list[str]) -> tuple[list[str], int] | None:
         if len(keys) == 2 and not repeats:
             continue  # two rows that repeat nothing are as likely a header's misreading
         alike = sum(_alike(column) for column in columns) / p
-        if best is None or (repeats, alike, -p) > best:
+        if alike >= _ALIKE and (best is None or (repeats, alike, -p) > best):
             best = (repeats, alike, -p)
-    if best is None or best[1] < _ALIKE:
+    if best is None:
         return None
     p = -best[2]
     rows = [cells[k : k + p] for k in range(p, len(cells), p)]
