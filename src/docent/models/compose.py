@@ -224,7 +224,7 @@ def compose_parts(
                 used.add(id(more))
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
-                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, value_asked)
+                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")

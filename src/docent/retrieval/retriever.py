@@ -381,17 +381,18 @@ class HybridRetriever:
         order = [i for i, _ in fused]
         ranked = diversify(order, file_of, k=k, per_file=self.per_file)
         leading = order[: _RUNNER_UP_REACH * k]
-        either_top = {i for ranking in rankings for i in ranking[:_EITHER_TOP]}
+        # The first few of either search, in order (a chunk first of both comes twice).
+        either_top = [i for ranking in rankings for i in ranking[:_EITHER_TOP]]
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading, index,
                                              query)
-        top += _long_leader(top, ranked[k:], by_id, either_top, self.expand_chars)
+        top += _long_leader(top, ranked[k:], by_id, set(either_top), self.expand_chars)
         for i in top:  # a section of the best page neither search found
             file_of.setdefault(i, by_id[i].source_file)
         # Another page's best further chunk joins when it ranks among the first 2k of the
         # fused ranking or among the first few of either search ("The `m-prompt` element
         # is used to request a string from the user" is the nearest by meaning, 35th by
         # keywords).
-        leading += [i for ranking in rankings for i in ranking[:_EITHER_TOP] if i not in leading]
+        leading += [i for i in either_top if i not in leading]
         top += _runners_up(top, leading, file_of)
         missing = [i for i in top if i not in similarity]
         # Keyword-only hits: their vectors from the table in memory, else read from Chroma.
