@@ -428,6 +428,21 @@ The package supports every Python version that is still maintained."""
     assert "(in " not in answer.split("[1]", 1)[1]  # the other page's statements: no release
 
 
+def test_the_entry_giving_the_version_asked_about_leads_not_another_version():
+    # Both entries match every word; only the figure tells them apart.
+    text = """[1] Release Notes > 0.84.0 (2022-09-14) > Breaking Changes (release-notes.md)
+- This version drops support for Python 3.6 in the package metadata.
+
+[2] Release Notes > 0.129.0 (2026-02-12) > Breaking Changes (release-notes.md)
+- Drop support for Python 3.9."""
+    answer = compose_answer("Which release dropped support for Python 3.9?",
+                            parse_references(text), fake_vectors(["python"]))
+    assert lead_statement(answer).startswith("Drop support for Python 3.9. (in 0.129.0)")
+    other = compose_answer("Which release dropped support for Python 3.6?",
+                           parse_references(text), fake_vectors(["python"]))
+    assert lead_statement(other).startswith("This version drops support for Python 3.6")
+
+
 BASE64_PAGE = """[1] JSON with bytes > Model (json-bytes.md)
 Declare a model with a `bytes` field and set `val_json_bytes` to `"base64"` in its config to decode base64 input into bytes.
 

@@ -1,7 +1,8 @@
 """Scoring a passage's answer units against a question.
 
-Score = cosine(question, unit) + _W_LEX * word overlap (IDF-weighted, 0..1) + a prior for
-better-ranked pages, then two readings of what the unit says:
+Score = cosine(question, unit) + _W_LEX * word overlap (IDF-weighted, 0..1; a version the
+question gives, "Python 3.9", counts as a word) + a prior for better-ranked pages, then two
+readings of what the unit says:
 
 - **filler**: a sentence about the documentation rather than the product ("This page
   shows...", "In this tutorial you will...", "See the X page") answers nothing; it never
@@ -28,7 +29,7 @@ from functools import lru_cache
 from typing import TypeGuard
 
 from docent.intent import Intent, Measure, measure_of
-from docent.models.text import Reference, terms
+from docent.models.text import Reference, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
 from docent.retrieval.bm25 import stem
@@ -231,11 +232,16 @@ def score(
     """The candidates with their scores (see the module docstring)."""
     wanted = set(terms(question))
     measure = measure_of(question)
-    df = Counter(t for c in cands for t in c.terms & wanted)
+    # "Which release dropped Python 3.9?": the unit giving the question's own version, not
+    # the one dropping 3.6, is about it; the version counts as one more word matched.
+    asked = versions(question)
+    matched = [c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
+               for c in cands]
+    df = Counter(t for m in matched for t in m)
     idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
     lex = [
-        sum(idf[t] for t in c.terms & wanted) / (1 + 0.15 * math.log(1 + len(c.terms)))
-        for c in cands
+        sum(idf[t] for t in m) / (1 + 0.15 * math.log(1 + len(c.terms)))
+        for c, m in zip(cands, matched, strict=True)
     ]
     top = max(lex, default=0.0) or 1.0
     sem = [0.0] * len(cands)

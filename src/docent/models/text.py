@@ -15,6 +15,8 @@ STOPWORDS = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
+# A version ("3.9", "0.115.0"): `terms` keeps no digits-only word.
+_VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\w)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b[A-Z]\.)$")
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
@@ -40,6 +42,11 @@ def terms(text: str) -> list[str]:
         if ("_" in raw or "-" in raw) and raw.lower() not in STOPWORDS:
             out.append(raw.lower())
     return out
+
+
+def versions(text: str) -> frozenset[str]:
+    """The versions `text` gives ("Python 3.9", "0.115.0")."""
+    return frozenset(_VERSION.findall(text))
 
 
 def sentences(text: str) -> list[str]:
