@@ -20,7 +20,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "wait": 1, "tap": 2, "put": 1, "dao": 3, "answer": 2, "reply": 2,
         "expect": 1, "team": 4, "ship": 2, "anti": 1, "money": 2, "launder": 1, "aml": 2,
         "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
-        "connection": 5}
+        "connection": 5, "come": 4, "check": 6, "strict": 2}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -267,6 +267,12 @@ def test_a_verb_of_getting_is_frame():
     # "ends up with validators": goes to them
     assert states("What share of the fees ends up with validators?",
                   "50% of all fees are distributed to validators.")
+
+
+def test_coming_in_is_frame():
+    # "In which release did that check COME IN?": when it was added, not what came
+    assert states("In which release did that check come in?",
+                  "The strict check was added in version 0.132.0.")
 
 
 @pytest.mark.parametrize(("question", "stated", "not_stated"), [
