@@ -160,6 +160,17 @@ def test_a_known_name_run_into_its_version_is_known():
     assert unknown("Is X | Y fine as a hint in ERC721?") == ["ERC721"]  # a number, no version
 
 
+def test_a_series_of_versions_is_known_when_the_docs_give_a_version_of_it():
+    index = KeywordIndex([chunk(1, "Breaking changes come in minor versions such as 0.2.3.")])
+
+    def unknown(question: str) -> list[str]:
+        return unknown_names(question, index.doc_freq, index.raw_words)
+
+    assert unknown("We are on 0.x. Which bumps can break my code?") == []
+    assert unknown("We are on v0.2.x. Which bumps can break my code?") == []
+    assert unknown("We are on 1.x. Which bumps can break my code?") == ["1.x"]
+
+
 def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     # "I'm migrating from Django REST Framework. Who created DRF?"
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []

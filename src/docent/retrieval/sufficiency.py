@@ -148,6 +148,10 @@ def unknown_names(
         versioned = _VERSIONED.fullmatch(low)
         if versioned and _uses(versioned.group(1), doc_freq, raw_words, changelog_only):
             continue
+        # "still on 0.x": a series of versions, known when the docs give one of it.
+        series = _SERIES.fullmatch(low)
+        if series and any(w.startswith(series.group(1)) for w in raw_words):
+            continue
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
         if _spelled_out_in(word, question):
             continue
@@ -155,6 +159,8 @@ def unknown_names(
     return unknown
 
 
+# A series of versions: "0.x", "v2.x", "4.x.x" (its prefix: "0.", "2.", "4.").
+_SERIES = re.compile(r"v?((?:\d+\.)+)x(?:\.x)*")
 # A name run into a dotted version: "py3.10" (not "ERC721": a number, no version).
 _VERSIONED = re.compile(r"([a-z]{2,})v?\d+(?:\.\d+)+")
 # ... not a file or a package named like one ("web3.py", "ethers.js").
