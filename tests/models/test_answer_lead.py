@@ -443,6 +443,25 @@ def test_the_entry_giving_the_version_asked_about_leads_not_another_version():
     assert lead_statement(other).startswith("This version drops support for Python 3.6")
 
 
+def test_a_statement_under_a_heading_the_question_names_in_full_leads():
+    # A crawled page's small sections share one passage; their headings stay in its text.
+    text = """[1] Mission > Core Principles (mission.md)
+#### On-Chain Experiences
+
+Applications run fully on-chain.
+
+#### Multiverse over Monolith
+
+We believe in a collection of distinct, interconnected applications sharing utilities."""
+    refs, vectors = parse_references(text), fake_vectors(["mission"])
+    answer = compose_answer("For applications, what does multiverse over monolith mean?",
+                            refs, vectors)
+    assert lead_statement(answer).startswith("We believe in a collection")
+    # a heading the question names only in part says nothing of its statements
+    other = compose_answer("For applications, what does a monolith mean?", refs, vectors)
+    assert lead_statement(other).startswith("Applications run fully on-chain.")
+
+
 BASE64_PAGE = """[1] JSON with bytes > Model (json-bytes.md)
 Declare a model with a `bytes` field and set `val_json_bytes` to `"base64"` in its config to decode base64 input into bytes.
 

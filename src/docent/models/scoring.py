@@ -1,8 +1,10 @@
 """Scoring a passage's answer units against a question.
 
 Score = cosine(question, unit) + _W_LEX * word overlap (IDF-weighted, 0..1; a version the
-question gives, "Python 3.9", counts as a word) + a prior for better-ranked pages, then two
-readings of what the unit says:
+question gives, "Python 3.9", counts as a word, and so do the words of a heading inside the
+passage over the unit when the question names that heading in full: "what does multiverse
+over monolith mean?" and the sentence under "#### Multiverse over Monolith") + a prior for
+better-ranked pages, then two readings of what the unit says:
 
 - **filler**: a sentence about the documentation rather than the product ("This page
   shows...", "In this tutorial you will...", "See the X page") answers nothing; it never
@@ -174,6 +176,17 @@ def _units(body: str) -> tuple[tuple[int, Unit, frozenset[str]], ...]:
     )
 
 
+@lru_cache(maxsize=WARM_CHUNKS)
+def _heading_terms(heading: str) -> frozenset[str]:
+    return frozenset(terms(heading))
+
+
+def _named_by_heading(heading: str, wanted: set[str]) -> frozenset[str]:
+    """The words of a unit's heading (two or more) when the question has every one."""
+    found = _heading_terms(heading)
+    return found if len(found) >= 2 and found <= wanted else frozenset()
+
+
 def source_of(ref: Reference) -> str:
     """The file a passage came from: its heading reads `Title > Section (file)`."""
     where, _, file = ref.heading.rpartition(" (")
@@ -236,6 +249,7 @@ def score(
     # the one dropping 3.6, is about it; the version counts as one more word matched.
     asked = versions(question)
     matched = [c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
+               | _named_by_heading(c.unit.heading, wanted)
                for c in cands]
     df = Counter(t for m in matched for t in m)
     idf = {t: math.log(1 + len(cands) / df[t]) for t in df}

@@ -17,6 +17,8 @@ from docent.retrieval.tables import DIRECTIVE, rebuild_tables
 
 UnitKind = Literal["prose", "item", "row", "code"]
 
+_HEADING = re.compile(r"^#{1,6}\s+(?=\S)")
+_ANCHOR = re.compile(r"\{\s*#[\w-]+\s*\}")  # "## CSRF Risk { #csrf-risk }"
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
 _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
@@ -57,6 +59,7 @@ class Unit:
     kind: UnitKind
     block: int
     depth: int = 0  # a list item's indent: a nested item is deeper than the one it is under
+    heading: str = ""  # the passage's heading above it, if the passage has one
 
     @property
     def is_code(self) -> bool:
@@ -161,6 +164,7 @@ def split_units(body: str) -> list[Unit]:
     header: list[str] = []
     block = 0
     opening = range(0)  # the units of a list item the passage opens on
+    heading = ""
 
     def add(text: str, kind: UnitKind, depth: int = 0) -> None:
         nonlocal block
@@ -170,7 +174,7 @@ def split_units(body: str) -> list[Unit]:
         if kind != "code":
             text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
-            units.append(Unit(text, kind, block, depth))
+            units.append(Unit(text, kind, block, depth, heading))
 
     def flush() -> None:
         text = untag(" ".join(paragraph).strip())  # before a title's "." can end a sentence
@@ -179,7 +183,7 @@ def split_units(body: str) -> list[Unit]:
             kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
             if kept:
                 add(kept[0], "prose")
-                units.extend(Unit(s, "prose", units[-1].block) for s in kept[1:])
+                units.extend(Unit(s, "prose", units[-1].block, 0, heading) for s in kept[1:])
 
     i = 0
     while i < len(lines):
@@ -214,6 +218,9 @@ def split_units(body: str) -> list[Unit]:
                 i += 1
             i -= 1
             add("```\n" + textwrap.dedent("\n".join(code)).strip("\n") + "\n```", "code")
+        elif _HEADING.match(stripped):
+            flush()
+            heading = _ANCHOR.sub("", _HEADING.sub("", stripped)).strip()
         elif (
             not stripped
             or stripped.startswith("#")
