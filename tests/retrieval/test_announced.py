@@ -33,6 +33,18 @@ def test_a_crawled_pages_indented_block_is_a_block_too():
         "'next/server'\n    \n    export async function GET() {}")
 
 
+def test_the_title_a_crawled_page_shows_over_its_code_announces_it():
+    block = "    export const wallets = [inAppWallet({ sponsorGas: true })];"
+    for title in ("constants", "page.tsx", "`interact.js`", "Complete Code"):
+        ends = chunk(1, f"Create the file `constants/index.ts`.\n\n{title}")
+        assert completed(ends, chunk(2, f"{block}\n\nNext, the page.")).text.endswith(block)
+    # a sentence, a list item or markup is no title
+    for last in ("Create the file.", "- constants", "<div class=\"termy\">", "///",
+                 "Then paste the code that follows"):
+        ends = chunk(1, f"Set it up.\n\n{last}")
+        assert completed(ends, chunk(2, block)) is ends
+
+
 def test_nothing_is_added_without_an_announcement_or_an_opening_block():
     ends = chunk(1, "Run the tests with:")
     assert completed(ends, chunk(2, f"Then read the report.\n\n{RUN}")) is ends
