@@ -92,6 +92,9 @@ def test_an_identifier_in_code_is_a_name_when_the_question_asks_for_it():
     # "what pool_size ... do the docs recommend": identifiers the docs never use
     assert names("What pool_size and max_overflow should the backend use?") == [
         "pool_size", "max_overflow"]
+    # ... or for its default, maximum, minimum
+    assert names("What default pool_size does the engine use?") == ["pool_size"]
+    assert names("Which max_overflow does the engine use?") == ["max_overflow"]
     # the user's own, written so in passing, is not checked
     assert names("My backend sends a header named x_tenant_id. Why is it empty?") == []
 

@@ -60,9 +60,11 @@ _NO_CHANGELOG = Changelog()
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 
 
-# "What POOL_SIZE do the docs recommend?": an identifier in code the question asks for is a
-# name; one the user's own code has ("a header named x_api_key") is not, written so.
-_ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:[\w-]+\s+and\s+)?$", re.I)
+# "What POOL_SIZE do the docs recommend?", "what DEFAULT pool_size...": an identifier in code
+# the question asks for is a name; one the user's own code has ("a header named x_api_key")
+# is not, written so.
+_ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:(?:default|initial|max|maximum"
+                               r"|min|minimum)\s+)?(?:[\w-]+\s+and\s+)?$", re.I)
 # A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
 _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
                       re.I)
