@@ -282,6 +282,9 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("Cleanup code changed, which broke our ambassador tests. What now?")
     # which firm / company asks who: docs name the auditor without saying "firm"
     assert not asks("Which firm did the cleanup code audits?")
+    # a yes/no question asks whether the thing can be used
+    assert asks("Can I use an ambassador file for cleanup code?")
+    assert not asks("Can I use cleanup code in the ambassador program?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

@@ -287,7 +287,9 @@ def unknown_words(
 # after a comma, where "which" starts a clause: ", which BROKE our SDK").
 _ASKED = re.compile(
     r"(?<!,\s)\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
-    r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b",
+    r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b"
+    # "can I use a WEBM file...?": what a yes/no question asks whether it can be used
+    r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
     re.I,
 )
 
@@ -302,10 +304,11 @@ _WHO = frozenset({
 
 
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
-    """Whether the thing a which/what question asks for is one of its `unknown` words:
-    docs that never say "regions" cannot tell which regions. A question asking which firm,
+    """Whether the thing a which/what question asks for, or that a yes/no question asks
+    whether it can use, is one of its `unknown` words: docs that never say "regions"
+    cannot tell which regions, nor whether a "webm" file plays. A question asking which firm,
     company or team does something asks who, which docs answer with a name."""
-    asked = {m.start(1) for m in _ASKED.finditer(question)}
+    asked = {m.start(1) if m.group(1) else m.start(2) for m in _ASKED.finditer(question)}
     return any(m.start() in asked and m.group().lower() not in _WHO for m in unknown)
 
 
