@@ -14,7 +14,8 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    for "directory"), so this one fires only when the question's meaning depends on them:
    removing them moves the question's sentence vector by more than a threshold (the
    shift is 1 - cosine; the retriever measures it with its own embedder), or one of them
-   is the very thing a which/what question asks for ("In which regions...").
+   is the very thing a which/what question asks for ("In which regions...") or a yes/no
+   question asks whether it can use ("can I use a webm file?").
 3. Coverage: each distinctive question term is weighted by its rarity in the corpus
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
