@@ -178,6 +178,9 @@ _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:
 # "the max players a world can host", "the max batch of records": a count of players, records
 _MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:(?:number|batch)\s+of\s+)?"
                r"(?!(?:is|was|has|does|this|its|as|us|yes|plus)\b)([a-z]{2,}[a-rt-z]s)\b")
+# "the requests-per-second cap", "how fast in transactions per second": a count of them in
+# a unit of time.
+_RATE = r"\b[a-z]{3,}s[\s-]+per[\s-]+(?:second|sec|minute|min|hour|day|block)\b"
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
          r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
@@ -213,7 +216,8 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\bhow\s+(?:large|big)\s+(?:\w+\s+){0,2}?(?:(?:the|a|an|my|our|its|their|your|one"
         r"|each|this|that)\s+)?(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b")),
     # "the default THREAD COUNT": a count of threads
-    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT + "|" + _MAX_PLURAL)),
+    ("count", re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|" + _NOUN_COUNT + "|" + _MAX_PLURAL
+                         + "|" + _RATE)),
     ("number", re.compile(
         r"\bhow\s+much\b|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?"
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"

@@ -378,8 +378,8 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
     # the version of OpenAPI, a spec: "spec" says what kind of thing, not which
     ("Which OpenAPI spec version does FastAPI declare?", Measure("version", ("openapi",))),
-    # a cap, a quota or a ceiling is a number asked for
-    ("What's the requests per minute cap on the public endpoint?", Measure("number")),
+    # a cap, a quota or a ceiling is a number asked for; a cap on a rate, a count
+    ("What's the requests per minute cap on the public endpoint?", Measure("count")),
     ("What is the API quota per project?", Measure("number")),
     # a penalty is a value; "liquidation penalty" one of lending's percentages
     ("What liquidation penalty is charged on the collateral?", Measure("percent")),
@@ -410,6 +410,10 @@ def test_a_question_asking_for_no_value_always_passes():
     # "the default THREAD COUNT" counts threads; "other spellings COUNT the same" is a verb
     ("What's the default thread count of the pool?", Measure("count", ("thread",))),
     ("Which other spellings count the same?", Measure("number")),
+    # a rate counts what it is a rate of
+    ("What's the requests-per-second cap on the public endpoint?", Measure("count")),
+    ("What is the cap on request size per project?", Measure("size", ("request",))),
+    ("What's the cap on requests per minute for the endpoint?", Measure("count")),
     # an amount of a token or currency named in capitals is money; RAM is no currency
     ("What's the minimum amount of SOMI I can buy?", Measure("money")),
     ("How much SOMI does it cost to mint a key?", Measure("money")),
