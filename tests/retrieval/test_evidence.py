@@ -20,7 +20,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "wait": 1, "tap": 2, "put": 1, "dao": 3, "answer": 2, "reply": 2,
         "expect": 1, "team": 4, "ship": 2, "anti": 1, "money": 2, "launder": 1, "aml": 2,
         "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
-        "connection": 5, "come": 4, "check": 6, "strict": 2}
+        "connection": 5, "come": 4, "check": 6, "strict": 2, "argument": 3, "parameter": 5,
+        "longer": 3, "first": 8, "templat": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -273,6 +274,13 @@ def test_coming_in_is_frame():
     # "In which release did that check COME IN?": when it was added, not what came
     assert states("In which release did that check come in?",
                   "The strict check was added in version 0.132.0.")
+
+
+def test_an_argument_is_a_parameter_and_no_longer_is_frame():
+    # "...the template is no longer the first ARGUMENT": the docs say "parameter"
+    question = "In which release is the template no longer the first argument?"
+    assert states(question, "Before version 0.108.0, the template was the first parameter.")
+    assert not states(question, "Version 0.108.0 added a template cache.")
 
 
 @pytest.mark.parametrize(("question", "stated", "not_stated"), [

@@ -108,7 +108,7 @@ _FRAME = frozenset(
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
     mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
-    expect expects come comes came
+    expect expects come comes came longer
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
@@ -139,6 +139,9 @@ _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", r
 # answered by "DevRel aims to REPLY within 24 hours".
 _SAME_MEANING = (
     frozenset(stem(w) for w in "answer answers reply replies respond responds".split()),
+    # a function's arguments are its parameters ("the name is no longer the first ARGUMENT":
+    # "the `name` was the first PARAMETER")
+    frozenset(stem(w) for w in "argument arguments parameter parameters param params".split()),
 )
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
