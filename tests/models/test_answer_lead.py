@@ -462,6 +462,18 @@ We believe in a collection of distinct, interconnected applications sharing util
     assert lead_statement(other).startswith("Applications run fully on-chain.")
 
 
+def test_a_which_question_is_answered_by_a_name_it_does_not_give_itself():
+    # Both statements match the question's words alike; "`engine`" is code, but it is the
+    # question's own word: only the second names something the question does not.
+    text = """[1] Databases > Create an engine (sql.md)
+You keep one single `engine` object for the SQLite database.
+
+The engine is created with `check_same_thread=False`."""
+    answer = compose_answer("Which argument is passed when creating the SQLite engine?",
+                            parse_references(text), fake_vectors(["engine"]))
+    assert lead_statement(answer).startswith("The engine is created with")
+
+
 BASE64_PAGE = """[1] JSON with bytes > Model (json-bytes.md)
 Declare a model with a `bytes` field and set `val_json_bytes` to `"base64"` in its config to decode base64 input into bytes.
 

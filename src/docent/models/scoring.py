@@ -11,10 +11,11 @@ better-ranked pages, then two readings of what the unit says:
   leads and weighs less as a key point;
 - **fit**: a statement with the kind of content the question asks for (`intent`) gains a
   little: a value of the kind asked for ("how long": a duration, `intent.measure_of`; any
-  number when the question names no kind), a name or identifier for "which setting", an
-  instruction or a command for "how do I", an outcome ("returns", "is refused") for "what
-  happens". It gains more when the question says exactly what form its answer takes (an
-  instruction with code, a value of a named kind).
+  number when the question names no kind), a name or identifier for "which setting" (one
+  the question does not give itself), an instruction or a command for "how do I", an
+  outcome ("returns", "is refused") for "what happens". It gains more when the question
+  says exactly what form its answer takes (an instruction with code, a value of a named
+  kind).
 
 Without vectors the words alone (weight 1) decide. Weights measured on the development and
 fresh question sets (bench/README.md).
@@ -282,10 +283,20 @@ def score(
         filler = not c.unit.is_code and is_filler(c.unit.text)
         value = sm + w_lex * lx / top + _prior(c)
         fit = _FIT_DEFINITE if intent.kind == "howto" or _definite(measure) else _FIT
-        value += fit * fits(intent, c.unit, measure) - _FILLER * filler
+        fitting = fits(intent, c.unit, measure)
+        if fitting > 0 and intent.kind == "name" and not _names_new(c.unit.text, wanted):
+            fitting = 0  # "one single `engine` object" names only what the question does
+        value += fit * fitting - _FILLER * filler
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
+
+
+def _names_new(text: str, wanted: set[str]) -> bool:
+    """Whether `text` names (in code or as an identifier) something the question does not."""
+    found = [m.group() for m in _INLINE_CODE.finditer(text)]
+    found += [m.group() for m in _IDENTIFIER.finditer(text)]
+    return any(not set(terms(name)) <= wanted for name in found)
 
 
 def _definite(measure: Measure | None) -> TypeGuard[Measure]:
