@@ -129,6 +129,15 @@ def test_an_x_header_is_the_users_own():
     assert names("How do I put a custom Trace-Id header on the response?") == ["Trace-Id"]
 
 
+def test_a_name_set_against_one_the_docs_use_is_the_users_own():
+    # "saved as Latin-1, not UTF-8": the docs' word on backend files is the answer
+    assert names("My backend files are Latin-1, not OAuth2. Will the response fail?") == []
+    # ... but not a name the question asks to use instead of a known one
+    assert names("How do I keep backend files in Pinecone instead of OAuth2?") == ["Pinecone"]
+    assert names("My backend files are Latin-1, not Pinecone. Will it fail?") == [
+        "Latin-1", "Pinecone"]
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []

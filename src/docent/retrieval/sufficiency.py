@@ -128,6 +128,11 @@ def unknown_names(
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
         ) or _in_passing(word, before):
             continue
+        # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
+        # name; their answer about that thing is the answer.
+        contrast = _CONTRASTED.match(question, m.end())
+        if contrast and _uses(contrast.group(1).lower(), doc_freq, raw_words, changelog_only):
+            continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
             parts = [low.rsplit("/", 1)[-1]]  # (raw words hold the last parts of the docs' paths)
@@ -367,6 +372,10 @@ def _terms_and_roots(chunk: Chunk) -> frozenset[str]:
 def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] | None) -> int:
     """In how many chunks the corpus uses `term`, or a form of it with the same root."""
     return doc_freq.get(term, 0) or (root_freq.get(root(term), 0) if root_freq else 0)
+
+
+# (not "in Pinecone instead of Chroma": what the question asks to use instead)
+_CONTRASTED = re.compile(r",\s+not\s+(?:an?\s+|the\s+)?([\w.+#-]*\w)")
 
 
 def _in_passing(word: str, before: str) -> bool:
