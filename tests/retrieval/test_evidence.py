@@ -21,7 +21,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "expect": 1, "team": 4, "ship": 2, "anti": 1, "money": 2, "launder": 1, "aml": 2,
         "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
         "connection": 5, "come": 4, "check": 6, "strict": 2, "argument": 3, "parameter": 5,
-        "longer": 3, "first": 8, "templat": 3}
+        "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
+        "user": 9, "stop": 4}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -274,6 +275,15 @@ def test_coming_in_is_frame():
     # "In which release did that check COME IN?": when it was added, not what came
     assert states("In which release did that check come in?",
                   "The strict check was added in version 0.132.0.")
+
+
+def test_the_activity_after_the_part_asking_says_what_the_value_is_of():
+    question = "What's the longest registration period I can pick when claiming a name?"
+    assert states(question, "Claim periods for a name are 1, 2 or 3 years.")
+    assert not states(question, "Sessions for a user last 30 minutes.")
+    # a circumstance after it is the user's wording, not what the docs say it of
+    assert states("How long is a session kept if the user stops asking?",
+                  "A session expires after 30 minutes without activity.")
 
 
 def test_an_argument_is_a_parameter_and_no_longer_is_frame():

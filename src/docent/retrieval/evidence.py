@@ -132,6 +132,8 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      re.I)
 _NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
+_DOING = re.compile(r"\s+(?:when|while)\s+", re.I)
+_GERUND = re.compile(r"\w+ing\b")
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
 _POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
@@ -257,11 +259,17 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
     if last is not None:
         question = " ".join(said[: last + 1])
     parts = _CLAUSE.split(question)
+    # "What's the longest registration period I can pick WHEN CLAIMING a .somi name?": the
+    # activity right after the part asking names what the value is of, too (not "...if
+    # the user stops asking", a circumstance the docs word their own way).
+    ends = [m.group() for m in _CLAUSE.finditer(question)]
     found = []
     for i, part in enumerate(parts):
         asked = measure_of(part)
         if asked is None or asked.kind == "number":
             continue
+        if i < len(ends) and _DOING.fullmatch(ends[i]) and _GERUND.match(parts[i + 1]):
+            part = f"{part} {parts[i + 1]}"
         # "How many tokens go to the community, and what percent of the supply is
         # THAT?": its subject is in the clause before.
         clause = part
