@@ -22,7 +22,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
         "connection": 5, "come": 4, "check": 6, "strict": 2, "argument": 3, "parameter": 5,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
-        "user": 9, "stop": 4}
+        "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -284,6 +284,12 @@ def test_the_activity_after_the_part_asking_says_what_the_value_is_of():
     # a circumstance after it is the user's wording, not what the docs say it of
     assert states("How long is a session kept if the user stops asking?",
                   "A session expires after 30 minutes without activity.")
+
+
+def test_a_word_is_there_whichever_ending_it_lost():
+    # "voting" stems to "vot", "votes" to "vote"
+    assert states("How long does a proposal stay open for votes?",
+                  "Each proposal has a votingDuration of 10 minutes.")
 
 
 def test_an_argument_is_a_parameter_and_no_longer_is_frame():

@@ -327,7 +327,9 @@ def _with_same_meaning(words: set[str]) -> set[str]:
 
 def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
     total = sum(weight.values())
-    return total == 0 or sum(w for t, w in weight.items() if t in words) >= _SHARE * total
+    # "voting" stems to "vot", "vote" to "vote": a passage's stem with its "e" back counts
+    said = words | {f"{w}e" for w in words}
+    return total == 0 or sum(w for t, w in weight.items() if t in said) >= _SHARE * total
 
 
 def states_kind(kind: MeasureKind, text: str) -> bool:
