@@ -294,6 +294,9 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # a yes/no question asks whether the thing can be used
     assert asks("Can I use an ambassador file for cleanup code?")
     assert not asks("Can I use cleanup code in the ambassador program?")
+    # ... or whether something does it
+    assert asks("Does cleanup code enable code ambassador by default?")
+    assert not asks("Does the ambassador program enable cleanup code?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

@@ -15,7 +15,7 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    removing them moves the question's sentence vector by more than a threshold (the
    shift is 1 - cosine; the retriever measures it with its own embedder), or one of them
    is the very thing a which/what question asks for ("In which regions...") or a yes/no
-   question asks whether it can use ("can I use a webm file?").
+   question asks about ("can I use a webm file?", "does it enable autoescape?").
 3. Coverage: each distinctive question term is weighted by its rarity in the corpus
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
@@ -295,7 +295,10 @@ _ASKED = re.compile(
     r"(?<!,\s)\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
     r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b"
     # "can I use a WEBM file...?": what a yes/no question asks whether it can be used
-    r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
+    r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)"
+    # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
+    r"|^(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?(?:enable|support|turn\s+on|allow)\s+"
+    r"(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
     re.I,
 )
 
@@ -310,12 +313,15 @@ _WHO = frozenset({
 
 
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
-    """Whether the thing a which/what question asks for, or that a yes/no question asks
-    whether it can use, is one of its `unknown` words: docs that never say "regions"
-    cannot tell which regions, nor whether a "webm" file plays. A question asking which firm,
+    """Whether the thing a which/what question asks for, or a yes/no question asks about
+    (whether it can be used, whether something does it), is one of its `unknown` words:
+    docs that never say "regions" cannot tell which regions, nor whether a "webm" file
+    plays. A question asking which firm,
     company or team does something asks who, which docs answer with a name."""
-    asked = {m.start(1) if m.group(1) else m.start(2) for m in _ASKED.finditer(question)}
-    return any(m.start() in asked and m.group().lower() not in _WHO for m in unknown)
+    asked = [m.span(next(g for g in (1, 2, 3) if m.group(g)))
+             for m in _ASKED.finditer(question)]
+    return any(a <= m.start() < b and m.group().lower() not in _WHO
+               for m in unknown for a, b in asked)
 
 
 def without(question: str, words: Sequence[re.Match[str]]) -> str:
