@@ -296,6 +296,7 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("Can I use cleanup code in the ambassador program?")
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
+    assert asks("We run cleanup code. Does it enable code ambassador by default?")
     assert not asks("Does the ambassador program enable cleanup code?")
 
 

@@ -174,7 +174,7 @@ def split_units(body: str) -> list[Unit]:
         if kind != "code":
             text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text):
-            units.append(Unit(text, kind, block, depth, heading))
+            units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
         text = untag(" ".join(paragraph).strip())  # before a title's "." can end a sentence
@@ -183,7 +183,8 @@ def split_units(body: str) -> list[Unit]:
             kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
             if kept:
                 add(kept[0], "prose")
-                units.extend(Unit(s, "prose", units[-1].block, 0, heading) for s in kept[1:])
+                units.extend(Unit(s, "prose", units[-1].block, heading=heading)
+                             for s in kept[1:])
 
     i = 0
     while i < len(lines):

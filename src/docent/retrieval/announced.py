@@ -1,8 +1,8 @@
 """A passage that ends by announcing a block ("Run the tests with:", or the file name a
 crawled page shows over its code) whose block opens the next chunk of its page: the
 chunker cut between the two, so the passage is completed with that block before the
-answer reads it ("Import `EventSourceResponse` from `fastapi.sse`:"
-is worth nothing without the import it announces).
+answer reads it ("Import `EventSourceResponse` from `fastapi.sse`:" is worth nothing
+without the import it announces).
 """
 
 from __future__ import annotations

@@ -297,8 +297,8 @@ _ASKED = re.compile(
     # "can I use a WEBM file...?": what a yes/no question asks whether it can be used
     r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
-    r"|^(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?(?:enable|support|turn\s+on|allow)\s+"
-    r"(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
+    r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
+    r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
     re.I,
 )
 
@@ -316,8 +316,8 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for, or a yes/no question asks about
     (whether it can be used, whether something does it), is one of its `unknown` words:
     docs that never say "regions" cannot tell which regions, nor whether a "webm" file
-    plays. A question asking which firm,
-    company or team does something asks who, which docs answer with a name."""
+    plays. A question asking which firm, company or team does something asks who, which
+    docs answer with a name."""
     asked = [m.span(next(g for g in (1, 2, 3) if m.group(g)))
              for m in _ASKED.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
