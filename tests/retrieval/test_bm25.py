@@ -21,3 +21,10 @@ def test_what_a_contraction_leaves_of_its_verb_is_no_term():
     # question asks about as much as a rare word of the docs.
     assert tokenize("We're sure you'll see it") == ["sure", "see"]
     assert not {"doesn", "isn", "ve"} & set(tokenize("It doesn't, isn't and I've"))
+
+
+def test_a_word_ending_in_eed_keeps_it():
+    # "speed" lost "ed" as a past tense would, and "speeds" kept "speed": the two never met
+    assert tokenize("speed speeds") == ["speed", "speed"]
+    assert tokenize("exceed exceeded") == ["exceed", "exceed"]
+    assert tokenize("configured configure") == ["configur", "configur"]

@@ -42,7 +42,7 @@ def stem(word: str) -> str:
     if len(word) <= 3 or not word.isalpha():
         return word
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("eed"):
             word = word[: -len(suffix)] + repl
             if repl == "" and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
                 word = word[:-1]  # running -> run

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 # Bump when tokenisation or what is saved changes: older folders are then rebuilt.
 # 2: the words and terms only changelogs use.
 # 4: contraction fragments ("doesn", "re") are no terms.
-FORMAT = 4
+# 5: a word ending in "eed" keeps it (speed, not "spe"; as speeds, speed).
+FORMAT = 5
 _FIELDS = [f.name for f in fields(Chunk)]
 _KEEP = 2  # fingerprints kept: the current one and the one a slow reader may still load
 _ABANDONED = 3600.0  # seconds after which a temporary folder is a dead writer's
