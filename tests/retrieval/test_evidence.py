@@ -22,7 +22,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "policy": 3, "record": 3, "websocket": 3, "ping": 2, "idle": 2, "aliv": 2,
         "connection": 5, "come": 4, "check": 6, "strict": 2, "argument": 3, "parameter": 5,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
-        "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3}
+        "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3, "declar": 3,
+        "bunch": 1, "cooky": 2, "cooki": 2, "model": 8}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -290,6 +291,9 @@ def test_a_word_is_there_whichever_ending_it_lost():
     # "voting" stems to "vot", "votes" to "vote"
     assert states("How long does a proposal stay open for votes?",
                   "Each proposal has a votingDuration of 10 minutes.")
+    # "cookie" stems to "cooki", "cookies" to "cooky"; "a bunch of" says how many, not what
+    assert states("From which release can I declare a bunch of cookies as one model?",
+                  "Cookie models are supported since version 0.115.0.")
 
 
 def test_an_argument_is_a_parameter_and_no_longer_is_frame():

@@ -108,7 +108,7 @@ _FRAME = frozenset(
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
     mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
-    expect expects come comes came longer
+    expect expects come comes came longer bunch lot lots couple
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
@@ -327,8 +327,9 @@ def _with_same_meaning(words: set[str]) -> set[str]:
 
 def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
     total = sum(weight.values())
-    # "voting" stems to "vot", "vote" to "vote": a passage's stem with its "e" back counts
-    said = words | {f"{w}e" for w in words}
+    # "voting" stems to "vot", "vote" to "vote"; "cookie" to "cooki", "cookies" to "cooky":
+    # a passage's stem with its "e" back, or its "i" as "y", counts
+    said = words | {f"{w}e" for w in words} | {f"{w[:-1]}y" for w in words if w.endswith("i")}
     return total == 0 or sum(w for t, w in weight.items() if t in said) >= _SHARE * total
 
 
