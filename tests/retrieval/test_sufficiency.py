@@ -297,6 +297,9 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
     assert asks("We run cleanup code. Does it enable code ambassador by default?")
+    # ... or the doing a "way to" question asks about
+    assert asks("What's the recommended way, for cleanup code, to ambassador or code it?")
+    assert not asks("What's the recommended way to run cleanup code for an ambassador?")
     assert not asks("Does the ambassador program enable cleanup code?")
 
 

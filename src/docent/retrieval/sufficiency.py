@@ -15,7 +15,8 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    removing them moves the question's sentence vector by more than a threshold (the
    shift is 1 - cosine; the retriever measures it with its own embedder), or one of them
    is the very thing a which/what question asks for ("In which regions...") or a yes/no
-   question asks about ("can I use a webm file?", "does it enable autoescape?").
+   question asks about ("can I use a webm file?", "does it enable autoescape?"), or the
+   doing a "way to" question asks about ("the way to revoke a token").
 3. Coverage: each distinctive question term is weighted by its rarity in the corpus
    (inverse document frequency; a term the corpus never uses weighs most), and coverage
    is the weighted share of terms found in the retrieved passages.
@@ -298,7 +299,9 @@ _ASKED = re.compile(
     r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
-    r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)",
+    r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    # "what's the recommended way to REVOKE or BLACKLIST a token?": the doing asked about
+    r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)",
     re.I,
 )
 
@@ -314,11 +317,11 @@ _WHO = frozenset({
 
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for, or a yes/no question asks about
-    (whether it can be used, whether something does it), is one of its `unknown` words:
-    docs that never say "regions" cannot tell which regions, nor whether a "webm" file
-    plays. A question asking which firm, company or team does something asks who, which
-    docs answer with a name."""
-    asked = [m.span(next(g for g in (1, 2, 3) if m.group(g)))
+    (whether it can be used, whether something does it), or a "way to" question asks how
+    to do, is one of its `unknown` words: docs that never say "regions" cannot tell which
+    regions, nor whether a "webm" file plays. A question asking which firm, company or team
+    does something asks who, which docs answer with a name."""
+    asked = [m.span(next(g for g in (1, 2, 3, 4) if m.group(g)))
              for m in _ASKED.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
