@@ -138,6 +138,17 @@ def test_a_name_set_against_one_the_docs_use_is_the_users_own():
         "Latin-1", "Pinecone"]
 
 
+def test_a_file_of_the_users_own_and_a_cmd_are_not_unknown_names():
+    index = KeywordIndex([chunk(1, "Run the deploy command with the path of your contract.")])
+
+    def unknown(question: str) -> list[str]:
+        return unknown_names(question, index.doc_freq, index.raw_words)
+
+    # "cmd" is developers' shorthand for command; "src/MyContract.sol" is the user's file
+    assert unknown("whats the cmd to deploy src/MyContract.sol?") == []
+    assert unknown("whats the cmd to deploy src/Escrow.sol?") == ["src/Escrow.sol"]
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []

@@ -19,6 +19,7 @@ SHORTHAND = {
     "req": "request", "reqs": "requests", "res": "response", "resp": "response",
     "perf": "performance", "info": "information", "impl": "implementation",
     "k8s": "kubernetes", "cert": "certificate", "certs": "certificates", "py": "python",
+    "cmd": "command", "cmds": "commands",
 }
 
 

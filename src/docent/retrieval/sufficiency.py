@@ -392,7 +392,7 @@ def _in_passing(word: str, before: str) -> bool:
     named in passing: an example ("e.g. home/johndoe/notes.txt"), what they are leaving
     ("coming from Spring"), a custom header ("X-Trace-Id") or their own code ("MyParams")."""
     return bool(_EXAMPLE.search(before) or _LEAVING.search(before)
-                or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word))
+                or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1]))
 
 
 def _is_path(word: str) -> bool:
