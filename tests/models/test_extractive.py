@@ -274,6 +274,24 @@ def test_a_label_standing_before_its_links_or_address_is_one_unit_with_them():
         == ["See the faucet."]
 
 
+def test_short_lines_a_sentence_announces_join_it_as_a_list():
+    # A crawl's list that lost its bullets: each name alone (loose words and links, which
+    # alone are dropped), after the sentence announcing them.
+    body = "\n\n".join([
+        "You can buy SOMI tokens from the list of exchanges below:",
+        "[Binance](https://binance.example/)", "Quickswap", "[Gate.io](https://gate.example/)",
+        "## Bridge",
+        "Run these commands:", "    npm install", "    npm run dev",
+        "Then look at what the page shows:", "<img src=\"/img/a.png\">", "/// note",
+    ])
+    assert [u.text for u in split_units(body)] == [
+        "You can buy SOMI tokens from the list of exchanges below: Binance, Quickswap, Gate.io.",
+        "Run these commands:",
+        "```\nnpm install\n\nnpm run dev\n```",
+        "Then look at what the page shows:",
+    ]
+
+
 def test_a_flattened_table_keyed_by_values_is_rebuilt():
     # Every row is named by a value: a panic code, not a label.
     cells = ["Panic Code", "Description", "Typical Cause",

@@ -159,7 +159,7 @@ def split_units(body: str) -> list[Unit]:
     the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
-    lines = _labelled_values(_named_paragraphs(rebuild_tables(body.splitlines())))
+    lines = _labelled_values(_named_paragraphs(_announced_list(rebuild_tables(body.splitlines()))))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -362,6 +362,44 @@ _LABEL = r"[A-Za-z][^!?:;|<>\[\]`#*]{0,48}(?<![.,])"  # "EntryPoint v0.7", no se
 _LABEL_LINE = re.compile(rf"^{_LABEL}$")
 _LABELLED = re.compile(rf"^{_LABEL}: {_VALUE}(?:, {_VALUE})*$")
 _EMPTY_LINK = re.compile(r"\[\]\([^)]*\)")
+
+
+_ANNOUNCES = re.compile(r"^(?![-*+#|]|\d+[.)]\s)[^:]{12,}:$")
+_SHORT_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+# What such a line may hold: a name or a short label ("Gate.io", "Space – Jump"), no markup.
+_NAME_TEXT = re.compile(r"\w[\w .&'+()–—-]*[\w)]|\w")
+
+
+def _announced_list(lines: list[str]) -> list[str]:
+    """Short lines, each alone, after a sentence announcing them ("...from the list of
+    exchanges below:", then "[Binance](...)", "Quickswap", "[Gate.io](...)"): a crawl's
+    list that lost its bullets, joined to the sentence by their text ("...below: Binance,
+    Quickswap, Gate.io."), not dropped as loose labels and links."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if not _ANNOUNCES.match(out[i].strip()):
+            i += 1
+            continue
+        items, j = [], i + 1
+        while True:
+            k = j
+            while k < len(out) and not out[k].strip():
+                k += 1
+            if k >= len(out):
+                break
+            text = _SHORT_LINK.sub(r"\1", out[k].strip())
+            if (k == j or out[k].startswith(("    ", "\t")) or len(text.split()) > 4
+                    or not _NAME_TEXT.fullmatch(text)):
+                break
+            items.append((k, text))
+            j = k + 1
+        if len(items) >= 2:
+            out[i] = f"{out[i].rstrip()} {', '.join(text for _, text in items)}."
+            for k, _ in items:
+                out[k] = ""
+        i = j if items else i + 1
+    return out
 
 
 def _labelled_values(lines: list[str]) -> list[str]:
