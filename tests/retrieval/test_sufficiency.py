@@ -35,6 +35,12 @@ def names(question: str) -> list[str]:
     return unknown_names(question, INDEX.doc_freq, INDEX.raw_words)
 
 
+def names_against(text: str, question: str) -> list[str]:
+    """The unknown names of `question` in a corpus of the one passage `text`."""
+    index = KeywordIndex([chunk(1, text)])
+    return unknown_names(question, index.doc_freq, index.raw_words)
+
+
 def test_names_the_corpus_never_uses_are_reported():
     assert names("How do I expose Prometheus metrics?") == ["Prometheus"]
     assert names("Can I call a gRPC backend?") == ["gRPC"]
@@ -139,14 +145,10 @@ def test_a_name_set_against_one_the_docs_use_is_the_users_own():
 
 
 def test_a_file_of_the_users_own_and_a_cmd_are_not_unknown_names():
-    index = KeywordIndex([chunk(1, "Run the deploy command with the path of your contract.")])
-
-    def unknown(question: str) -> list[str]:
-        return unknown_names(question, index.doc_freq, index.raw_words)
-
+    docs = "Run the deploy command with the path of your contract."
     # "cmd" is developers' shorthand for command; "src/MyContract.sol" is the user's file
-    assert unknown("whats the cmd to deploy src/MyContract.sol?") == []
-    assert unknown("whats the cmd to deploy src/Escrow.sol?") == ["src/Escrow.sol"]
+    assert names_against(docs, "whats the cmd to deploy src/MyContract.sol?") == []
+    assert names_against(docs, "whats the cmd to deploy src/Escrow.sol?") == ["src/Escrow.sol"]
 
 
 def test_a_name_given_as_an_example_is_the_users_own():
@@ -184,14 +186,10 @@ def test_a_known_name_run_into_its_version_is_known():
 
 
 def test_a_series_of_versions_is_known_when_the_docs_give_a_version_of_it():
-    index = KeywordIndex([chunk(1, "Breaking changes come in minor versions such as 0.2.3.")])
-
-    def unknown(question: str) -> list[str]:
-        return unknown_names(question, index.doc_freq, index.raw_words)
-
-    assert unknown("We are on 0.x. Which bumps can break my code?") == []
-    assert unknown("We are on v0.2.x. Which bumps can break my code?") == []
-    assert unknown("We are on 1.x. Which bumps can break my code?") == ["1.x"]
+    docs = "Breaking changes come in minor versions such as 0.2.3."
+    assert names_against(docs, "We are on 0.x. Which bumps can break my code?") == []
+    assert names_against(docs, "We are on v0.2.x. Which bumps can break my code?") == []
+    assert names_against(docs, "We are on 1.x. Which bumps can break my code?") == ["1.x"]
 
 
 def test_an_acronym_the_question_spells_out_is_known_as_its_words():
