@@ -327,10 +327,15 @@ def _with_same_meaning(words: set[str]) -> set[str]:
 
 def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
     total = sum(weight.values())
-    # "voting" stems to "vot", "vote" to "vote"; "cookie" to "cooki", "cookies" to "cooky":
-    # a passage's stem with its "e" back, or its "i" as "y", counts
-    said = words | {f"{w}e" for w in words} | {f"{w[:-1]}y" for w in words if w.endswith("i")}
-    return total == 0 or sum(w for t, w in weight.items() if t in said) >= _SHARE * total
+    return total == 0 or sum(
+        w for t, w in weight.items() if _said(t, words)) >= _SHARE * total
+
+
+def _said(term: str, words: set[str]) -> bool:
+    """Whether `words` hold `term`, or its stem before the stemmer took its ending:
+    "voting" stems to "vot", "votes" to "vote"; "cookie" to "cooki", "cookies" to "cooky"."""
+    return (term in words or term[-1:] == "e" and term[:-1] in words
+            or term[-1:] == "y" and f"{term[:-1]}i" in words)
 
 
 def states_kind(kind: MeasureKind, text: str) -> bool:

@@ -321,8 +321,7 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     to do, is one of its `unknown` words: docs that never say "regions" cannot tell which
     regions, nor whether a "webm" file plays. A question asking which firm, company or team
     does something asks who, which docs answer with a name."""
-    asked = [m.span(next(g for g in (1, 2, 3, 4) if m.group(g)))
-             for m in _ASKED.finditer(question)]
+    asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
 
