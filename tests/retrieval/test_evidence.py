@@ -341,6 +341,11 @@ def test_people_are_counted_as_what_they_are():
     assert states("How many committed reviewers does a new translation need?", said)
     assert not states("How many committed reviewers does a new translation need?",
                       "Reviewers commit to reviewing translation PRs for a language.")
+    # ... and "people" counts whoever a question names by their part, said there or not
+    assert states("How many volunteers does a new translation need?", said)
+    assert not states("How many volunteers does a new translation need?",
+                      "Volunteers commit to reviewing translation PRs for a language.")
+    assert not states("How many validators does a new translation need?", said)
 
 
 def test_a_verb_of_the_question_names_nothing_that_is_counted():

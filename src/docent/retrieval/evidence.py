@@ -145,6 +145,12 @@ _SAME_MEANING = (
     # "the `name` was the first PARAMETER")
     frozenset(stem(w) for w in "argument arguments parameter parameters param params".split()),
 )
+# A passage counting "people" counts whoever the question names by their part: "at least 3
+# people that would be willing to commit" answers "how many VOLUNTEERS do we need".
+_PERSONS = frozenset(stem(w) for w in "people persons individuals".split())
+_ROLES = frozenset(stem(w) for w in (
+    "volunteers helpers contributors maintainers reviewers translators collaborators "
+    "participants members signers approvers").split())
 _COMMON = 0.2  # a word in more than this share of the chunks is not distinctive
 _SHARE = 0.5  # of the distinctive words' weight a value's neighbourhood must hold
 # A sentence opening on what came before it: "All records...", "These fees...", "They...".
@@ -322,7 +328,8 @@ def _spelled_out(clause: str) -> list[tuple[str, set[str]]]:
 
 def _with_same_meaning(words: set[str]) -> set[str]:
     """`words` (stemmed) and the words of the same meaning as any of them."""
-    return words.union(*(group for group in _SAME_MEANING if not group.isdisjoint(words)))
+    same = words.union(*(group for group in _SAME_MEANING if not group.isdisjoint(words)))
+    return same | _ROLES if not _PERSONS.isdisjoint(words) else same
 
 
 def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
@@ -393,10 +400,11 @@ def counts_of(segment: str, named: set[str]) -> bool:
     words = list(re.finditer(r"\S+", segment))
     roots = _roots(named)
     near_named = [k for k, w in enumerate(words) if roots & _roots(set(tokenize(w.group())))]
+    # "3 people" counts the volunteers, reviewers or maintainers a question asks about
+    if _PEOPLE_COUNT.search(segment) and (near_named or not named.isdisjoint(_ROLES)):
+        return True
     if not near_named:
         return False
-    if _PEOPLE_COUNT.search(segment):
-        return True
     if _SETTING_VALUE.search(segment):
         return True
     starts = [w.start() for w in words]
