@@ -539,6 +539,21 @@ def test_it_pointing_back_to_a_scene_sentence_means_what_that_sentence_names():
                             [entry], freq, 100)
 
 
+def test_that_thing_pointing_back_to_a_scene_sentence_means_what_that_sentence_names():
+    # "...still import BaseModel from pydantic.v1. In which release was THAT COMPATIBILITY
+    # removed?": the question's own word for the scene; what the scene names is read with it.
+    freq = {"compatibility": 1, "remov": 5, "basemodel": 2, "v1": 2}
+    question = ("Our models still import BaseModel from pydantic.v1. In which release was "
+                "that compatibility removed completely?")
+    said = Hit(Chunk("c1", "migrate.md", "Migrate", "Migrate", "", "",
+                     "Importing BaseModel from Pydantic v1 works up to 0.127.0. It was "
+                     "removed in FastAPI 0.128.0."), 0.5)
+    assert states_value(question, [said], freq, 100)
+    other = Hit(Chunk("c2", "migrate.md", "Migrate", "Migrate", "", "",
+                      "Python 3.8 support was removed in FastAPI 0.125.0."), 0.5)
+    assert not states_value(question, [other], freq, 100)
+
+
 def test_a_condition_before_the_question_names_what_the_value_is_of():
     # "If I add the CORS middleware and change nothing, how long will browsers cache...?"
     passage = "A full node keeps a session for 30 minutes."

@@ -137,6 +137,11 @@ _GERUND = re.compile(r"\w+ing\b")
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
 _POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
+# ... or names it by a word of its own ("In which release was THAT COMPATIBILITY removed?"),
+# read with what a sentence setting the scene names.
+_THAT_THING = re.compile(
+    r"\b(?:was|is|were|are|did|does|do|has|have|had|will|would|can|could|for|of|in|on|with"
+    r"|from|about|to)\s+(?:that|this|these|those)\s+[a-z]", re.I)
 # Words a passage may use for the question's: "how soon should I expect an ANSWER?" is
 # answered by "DevRel aims to REPLY within 24 hours".
 _SAME_MEANING = (
@@ -279,9 +284,10 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
         # "How many tokens go to the community, and what percent of the supply is
         # THAT?": its subject is in the clause before.
         clause = part
-        if i and _REFERS_BACK.search(part):
+        scene = i > 0 and parts[i - 1].rstrip().endswith((".", "!"))
+        if i and (_REFERS_BACK.search(part) or scene and _THAT_THING.search(part)):
             before = parts[i - 1]
-            if before.rstrip().endswith((".", "!")):
+            if scene:
                 # A sentence setting the scene ("We're stuck on Python 3.9 in production for
                 # now. Which release dropped IT?"): "it" is a thing it names, not its words.
                 before = " ".join(_NAME_LIKE.findall(before))
