@@ -104,6 +104,18 @@ def asks_for_value(question: str) -> bool:
     return bool(_VALUE.search(_typed(question)))
 
 
+# "How often does the frontend poll?", "...and how frequently does it refresh the labels?"
+_HOW_OFTEN = re.compile(
+    r"\bhow\s+(?:often|frequently)\b|\b(?:polling|refresh|update|retry)\s+(?:interval|rate|frequency)\b",
+    re.I)
+
+
+def asks_how_often(question: str) -> bool:
+    """Whether any part of the question asks how often something happens: an interval a
+    tutorial may give only in its code (`refreshMs = 5000`, `setInterval(f, 5 * 60 * 1000)`)."""
+    return bool(_HOW_OFTEN.search(question))
+
+
 @lru_cache(maxsize=4096)
 def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first, read from its

@@ -92,6 +92,32 @@ def login():
     assert "ACCESS_TOKEN_EXPIRE_MINUTES = 30" in answer
 
 
+def test_how_often_shows_the_code_setting_the_interval_when_no_statement_gives_it():
+    # Tutorials say "every few seconds" and set the interval only in their code.
+    loader = "\n".join(f"    const row_{i} = rows[{i}]" for i in range(40))
+    text = f"""[1] Chat app > Read messages (chat.md)
+The hook polls for new messages every few seconds.
+
+[2] Chat app > Read messages (chat.md)
+The hook reads the latest messages:
+
+```ts
+export function useMessages(room: string, refreshMs = 5000) {{
+{loader}
+  useEffect(() => {{
+    load()
+  }}, [room])
+}}
+```"""
+    question = "How often does the chat hook poll for new messages?"
+    answer = compose_answer(question, parse_references(text), fake_vectors(["poll"]))
+    assert "refreshMs = 5000" in answer
+    # A statement giving the interval is the answer: no code is added for it.
+    said = text.replace("every few seconds", "every 5 seconds")
+    answer = compose_answer(question, parse_references(said), fake_vectors(["poll"]))
+    assert "5 seconds" in lead_statement(answer) and "refreshMs" not in answer
+
+
 def test_a_lead_does_not_announce_what_the_answer_cannot_show():
     # The announcing sentence matches the question best, but its list is not retrieved.
     text = """[1] Limits (limits.md)

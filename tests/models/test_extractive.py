@@ -778,6 +778,20 @@ def test_a_value_question_shows_the_line_setting_the_value_outside_the_window():
     assert excerpt(code, wanted, 9, values=True) == excerpt(code, wanted, 9)
 
 
+def test_how_often_shows_the_timer_setting_the_interval_outside_the_window():
+    from docent.models.compose import excerpt
+
+    code = "\n".join([
+        "```js", *(f"label_{i}.setAttribute('content', weather_{i});" for i in range(8)),
+        "setInterval(() => {", "  fetchData();", "}, 5 * 60 * 1000);", "```"])
+    wanted = {"label", "weather"}
+    assert "5 * 60 * 1000" not in excerpt(code, wanted, 4)
+    shown = excerpt(code, wanted, 4, timing=True).split("\n")
+    # the call the closing line belongs to, not the closing line alone
+    assert shown[-5:] == ["...", "setInterval(() => {", "  fetchData();", "}, 5 * 60 * 1000);",
+                          "```"]
+
+
 def test_a_short_code_block_is_shown_whole():
     from docent.models.compose import excerpt
 

@@ -14,7 +14,8 @@ order (a list item with the sentence announcing its list, and the rest of that l
 is the rest of a short list two of whose items are key points, and a nested item with the
 item it is nested in, under it; the best key point that
 introduces code with that code under it, as does every key point announcing a command or
-two). A statement introduces the code block it
+two; for "how often", the code setting the interval when no statement shown gives it).
+A statement introduces the code block it
 announces, else the unannounced block its paragraph describes from below (crawled pages
 show an endpoint first and explain it under it), else the block right after it. Every
 statement keeps its `[n]`, a changelog's with the release it is of.
@@ -27,7 +28,14 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from docent.exit_reasons import REFUSAL
-from docent.intent import Intent, about_releases, asks_for_value, intent_of, measure_of
+from docent.intent import (
+    Intent,
+    about_releases,
+    asks_for_value,
+    asks_how_often,
+    intent_of,
+    measure_of,
+)
 from docent.models.scoring import (
     Candidate,
     candidates,
@@ -173,19 +181,32 @@ def compose_parts(
     points = [c for c in points if listed.get(id(c)) is not lead]
 
     value_asked = asks_for_value(question)
+    # "How often does it poll?": when no statement shown gives the interval, the code that
+    # sets it does (tutorials give it only there: `refreshMs = 5000`).
+    timing = asks_how_often(question) and not _INTERVAL_SAID.search(lead.unit.text)
+    if timing and not any(b is not None and _TIMING_LINE.search(b.unit.text)
+                          for b in (code, extra, nested)):
+        timer = max((c for c in cands if c.unit.is_code and _TIMING_LINE.search(c.unit.text)),
+                    key=lambda c: c.score, default=None)
+        if code is None:
+            code = timer
+        elif extra is None:
+            extra = timer
     parts = []
     if under_lead:  # the list the lead announces, right below it
         parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
-                                                                 values=value_asked)]
+                                                                 values=value_asked,
+                                                                 timing=timing)]
     if extra:
         parts += ["", f"Example [{extra.ref.n}]:", "", excerpt(extra.unit.text, wanted,
-                                                                  values=value_asked)]
+                                                                  values=value_asked,
+                                                                  timing=timing)]
     if points:
         parts += ["", "### Key Points", ""]
         taken = {id(c) for c in picked}
-        shown = {id(c) for c in (code, nested) if c is not None}
+        shown = {id(c) for c in (code, extra, nested) if c is not None}
         second_owner, second = (
             _second_block(points, owner, (code, extra, nested), at, shown)
             if intent.wants_code else (None, None)
@@ -224,7 +245,8 @@ def compose_parts(
                 used.add(id(more))
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
-                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked)
+                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked,
+                                timing=timing)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
@@ -607,7 +629,8 @@ def _closer_match(
 
 
 def excerpt(
-    code: str, wanted: set[str], limit: int = _MAX_CODE_LINES, values: bool = False
+    code: str, wanted: set[str], limit: int = _MAX_CODE_LINES, values: bool = False,
+    timing: bool = False,
 ) -> str:
     """A fenced code block cut to the `limit` lines that hold the most of the `wanted`
     terms (the first such window), with `...` where lines were left out. With `values`
@@ -624,7 +647,9 @@ def excerpt(
         return code
     hits = [len(wanted.intersection(terms(body[i]))) for i in full]
     start, size = _best_window(hits, limit), limit
-    pinned = _value_line(body, full, hits) if values else None
+    # "How often...": the line setting the interval, whatever words it holds
+    timer = _timing_line(body, full, hits) if timing else None
+    pinned = timer if timer is not None else _value_line(body, full, hits) if values else None
     if pinned is not None and start <= pinned < start + size:
         pinned = None  # the window shows it
     if pinned is not None:
@@ -637,7 +662,7 @@ def excerpt(
     # starts past the line after the one before it.
     runs = [(full[start], full[start + size - 1])]
     if pinned is not None:
-        runs = sorted([*runs, (full[pinned], full[pinned])])
+        runs = sorted([*runs, (full[_opened_at(body, full, pinned)], full[pinned])])
     out: list[str] = []
     shown_to = full[0] - 1
     for first, last in runs:
@@ -661,7 +686,22 @@ def _best_window(hits: list[int], size: int) -> int:
     return start
 
 
+# A statement giving an interval: "every 5 seconds", "each minute", "30s".
+_INTERVAL_SAID = re.compile(
+    r"\b\d[\d.,]*\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?|days?)\b"
+    r"|\b(?:every|each|per|once\s+an?)\s+(?:second|minute|hour|day|week|block)\b",
+    re.I,
+)
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
+# A line setting an interval: `refreshMs = 5000`, `POLL_INTERVAL: 30`, `setInterval(f, 500)`,
+# the `}, 5 * 60 * 1000);` closing a `setInterval(() => {...`, `time.sleep(5)`.
+_TIMING_LINE = re.compile(
+    r"\w*(?:ms|Ms|MS|[Mm]illis|MILLIS|[Ss]econds|SECONDS|[Ii]nterval|INTERVAL|[Tt]imeout|TIMEOUT"
+    r"|[Dd]elay|DELAY)\b\s*[=:]\s*\d"
+    r"|\bset(?:Interval|Timeout)\s*\(.*,\s*\d|^\s*\}\s*,\s*\d[\d_]*(?:\s*\*\s*\d[\d_]*)*\s*\)"
+    r"|\bsleep\s*\(\s*\d",
+    re.M,
+)
 
 
 def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
@@ -670,3 +710,25 @@ def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None
     found = [(h, -k) for k, (i, h) in enumerate(zip(full, hits, strict=True))
              if h >= 2 and _SETS_NUMBER.search(body[i])]
     return -max(found)[1] if found else None
+
+
+def _timing_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
+    """Of the non-blank lines `full`, the position of the first line setting an interval
+    that holds the most wanted terms; None when there is none."""
+    found = [(h, -k) for k, (i, h) in enumerate(zip(full, hits, strict=True))
+             if _TIMING_LINE.search(body[i])]
+    return -max(found)[1] if found else None
+
+
+_CALL_CLOSED = re.compile(r"^\s*\}\s*,")
+_TIMER_CALL = re.compile(r"\bset(?:Interval|Timeout)\s*\(")
+_OPENER_REACH = 4  # lines a timer's call may open above the line closing it
+
+
+def _opened_at(body: list[str], full: list[int], k: int) -> int:
+    """Where the line at position `k` of `full` begins to read: the `setInterval(() => {`
+    a `}, 5 * 60 * 1000);` closes, when it is a few lines above; else `k` itself."""
+    if not _CALL_CLOSED.match(body[full[k]]):
+        return k
+    return next((j for j in range(k - 1, max(-1, k - 1 - _OPENER_REACH), -1)
+                 if _TIMER_CALL.search(body[full[j]])), k)
