@@ -159,6 +159,19 @@ def sentences(text: str) -> list[str]:
     """`text` cut after each ".", "!" or "?" that whitespace follows."""
     return SENTENCE_END.split(text)
 
+# "Which REST endpoint do I hit, AND HOW do I authenticate?": a second ask in one sentence.
+_AND_ASKS = re.compile(r",?\s+and\s+(?=(?:how|what|which|where|when|why|who|whats|is|are|does|do"
+                       r"|can|should|will)\b)", re.I)
+
+
+def later_asks(question: str) -> list[str]:
+    """The asks after the first one: each further sentence that asks ("...verified? What do
+    I add to the hardhat config?") and each "and how/what..." clause of one."""
+    asks = [part for sentence in sentences(" ".join(question.split()))
+            if sentence.rstrip().endswith("?") for part in _AND_ASKS.split(sentence)]
+    return [a for a in asks[1:] if len(a.split()) >= 3]
+
+
 # "whats the address", "what’s the fee": how people type "what's"
 _WHATS = re.compile(r"\b(what|where|who|how|that)(?:s|’s)\b", re.I)
 

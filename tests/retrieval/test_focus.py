@@ -15,12 +15,12 @@ ASKED = "If I run 4 worker processes on one VM, roughly how much RAM will the AP
 
 
 def test_a_question_without_a_scene_has_one_vector(fake_embedder):
-    whole, leaning = question_vectors(fake_embedder, "How  much RAM does each worker use?")
-    assert leaning is whole and fake_embedder.embedded == 1
+    whole, leaning, asks = question_vectors(fake_embedder, "How  much RAM does each worker use?")
+    assert leaning is whole and asks == () and fake_embedder.embedded == 1
 
 
 def test_with_a_scene_the_vector_leans_to_the_sentence_that_asks(real_embedder):
-    whole, leaning = question_vectors(real_embedder, f"{SCENE} {ASKED}")
+    whole, leaning, _ = question_vectors(real_embedder, f"{SCENE} {ASKED}")
     assert abs(float(np.linalg.norm(leaning)) - 1.0) < 1e-5
     answer, scene = real_embedder.embed([
         "Each worker process loads its own copy of the model, so four workers use four times "
@@ -46,4 +46,14 @@ def test_the_answerer_reads_the_leaning_vector_from_the_search_run(
     leaning = retriever.focus_vector(question)
     assert fake_embedder.embedded == embedded  # no model run of its own
     assert not np.allclose(whole, leaning)
-    assert np.allclose((whole, leaning), question_vectors(fake_embedder, question))
+    assert np.allclose((whole, leaning), question_vectors(fake_embedder, question)[:2])
+
+
+def test_each_later_ask_has_a_vector_leaning_to_it_from_the_same_run(fake_embedder):
+    question = "Which REST endpoint lists balances, and how do I authenticate the request?"
+    whole, leaning, asks = question_vectors(fake_embedder, question)
+    assert fake_embedder.embedded == 1 and len(asks) == 1
+    assert abs(float(np.linalg.norm(asks[0])) - 1.0) < 1e-5
+    ask = fake_embedder.embed(["how do I authenticate the request?"])[0]
+    # nearer the ask than the whole question is
+    assert float(asks[0] @ ask) > float(whole @ ask) + 0.05

@@ -212,6 +212,35 @@ def test_the_best_pages_section_closest_to_the_question_is_its_last_further_chun
     assert search(0.5) == ids  # else the next chunk ranking among the first 2k, as before
 
 
+def test_the_best_pages_section_closest_to_a_later_ask_joins_too(tmp_path, data_settings):
+    # "Which REST endpoint do I hit, and how do I authenticate?": the page's
+    # "Authentication" section is far from the whole question, close to its second ask.
+    embedder = FakeEmbedder()
+    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    plain = _retriever(data_settings, embedder, expand=1).search("kiln glaze step", 3)
+    found = {h.chunk.chunk_id for h in plain}
+    chunks = _retriever(data_settings, embedder).keyword_index().chunks
+    unseen = [c for c in chunks if c.source_file == "kiln.md" and c.chunk_id not in found]
+    section = next(c for c in unseen if len(c.text) <= 1500)
+    focus, aside, ask = np.eye(embedder.dim, dtype=np.float32)[:3]
+
+    def search(asks: tuple[np.ndarray, ...]) -> list[str]:
+        # Every passage's best statement at cosine 0.6 with the question and 0.3 with the
+        # ask; the section's at 0.2 with the question and 0.9 with the ask.
+        tables = {c.chunk_id: {"u": 0.6 * focus + 0.3 * ask + 0.74 * aside} for c in chunks}
+        tables[section.chunk_id] = {"u": 0.2 * focus + 0.9 * ask + 0.39 * aside}
+        retriever = _retriever(data_settings, embedder, expand=1)
+        vectors = retriever._question_vectors
+        retriever._question_vectors = lambda text: (*vectors(text)[:2], asks)
+        retriever.focus_vector = lambda text: focus
+        retriever.unit_vectors = lambda ids: {i: tables[i] for i in ids if i in tables}
+        return [h.chunk.chunk_id for h in retriever.search("kiln glaze step", 3)]
+
+    ids = [h.chunk.chunk_id for h in plain]
+    assert search(()) == ids  # one ask: as before
+    assert search((ask,)) == [*ids[:4], section.chunk_id, *ids[4:]]
+
+
 def _kiln_with_pictures(tmp_path):
     files = {
         f"{topic}-{i}.md": f"# {topic.title()} {i}\n\nNotes about {topic} number {i}.\n"

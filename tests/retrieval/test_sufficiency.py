@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from docent.intent import later_asks
 from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.sufficiency import (
     asked_part,
@@ -402,3 +403,17 @@ def test_without_removes_the_words_and_tidies_spaces():
 ])
 def test_the_asked_part_of_a_question(question, asked):
     assert asked_part(question) == asked
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Which REST endpoint do I hit and how do I authenticate?", ["how do I authenticate?"]),
+    ("Deployed with Ignition. How do I verify it? What goes in the hardhat config?",
+     ["What goes in the hardhat config?"]),
+    ("whats the CLI command, and what credential does it need?",
+     ["what credential does it need?"]),
+    # one ask, whatever its scene or its "and"s
+    ("We run two replicas and a Redis. How do I share sessions and rate limits?", []),
+    ("How do I add a router? And why?", []),  # too short to search for
+])
+def test_the_asks_after_the_first(question, asks):
+    assert later_asks(question) == asks

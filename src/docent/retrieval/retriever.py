@@ -20,7 +20,7 @@ from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.evidence import states_value
 from docent.retrieval.exact import VectorTable
-from docent.retrieval.focus import question_vectors
+from docent.retrieval.focus import QuestionVectors, question_vectors
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
@@ -141,7 +141,7 @@ class HybridRetriever:
         self._settled.set()
         self._index_dir = keyword_store.index_dir(settings)
         # Query vectors by text: the answerer reads the question's vector the search made.
-        self._vectors: LRUCache[str, tuple[np.ndarray, np.ndarray]] = LRUCache(
+        self._vectors: LRUCache[str, QuestionVectors] = LRUCache(
             maxsize=_QUERY_VECTORS)
         self._vectors_lock = threading.Lock()
         # Both keyed by chunk id, emptied when the collection's fingerprint changes.
@@ -212,7 +212,7 @@ class HybridRetriever:
         from the same model run as `query_vector`'s."""
         return self._question_vectors(text)[1]
 
-    def _question_vectors(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+    def _question_vectors(self, text: str) -> QuestionVectors:
         text = " ".join(text.split())
         with self._vectors_lock:
             vectors = self._vectors.get(text)
@@ -468,7 +468,9 @@ class HybridRetriever:
         caller get back if they leave out the Authorization header?"), else the next one
         when it ranks among the `leading` ids of the fused ranking (a page the whole
         ranking is about: "Create Constants Configuration", its seventh chunk, holds the
-        `sponsorGas: true` a gasless-mint question asks for)."""
+        `sponsorGas: true` a gasless-mint question asks for). Before that one, for each ask
+        after the first ("Which REST endpoint do I hit, and how do I authenticate?"), the
+        file's section closest to that ask by the same rule (its "Authentication")."""
         if not top or self.expand <= 0:
             return []
         best = by_id[top[0]].source_file
@@ -477,15 +479,24 @@ class HybridRetriever:
             if by_id[i].source_file == best and len(by_id[i].text) <= self.expand_chars
         ]
         more = further[: self.expand]
-        closest = self._closest_section(best, top + more, index, query)
+        # ... and for each further ask ("...and how do I authenticate?": the page's
+        # "Authentication" section), the section closest to that ask.
+        asked: list[str] = []
+        for vector in self._question_vectors(query)[2]:
+            section = self._closest_section(best, top + more + asked, index, vector)
+            if section is not None:
+                by_id[section.chunk_id] = section
+                asked.append(section.chunk_id)
+        closest = self._closest_section(best, top + more + asked, index,
+                                        self.focus_vector(query))
         if closest is not None:
             by_id[closest.chunk_id] = closest
-            return [*more, closest.chunk_id]
-        ranked_high = set(leading)
-        return more + [i for i in further[self.expand :] if i in ranked_high][:1]
+            return [*more, *asked, closest.chunk_id]
+        ranked_high = set(leading) - set(asked)
+        return more + asked + [i for i in further[self.expand :] if i in ranked_high][:1]
 
     def _closest_section(
-        self, page: str, chosen: list[str], index: KeywordIndex, query: str
+        self, page: str, chosen: list[str], index: KeywordIndex, focus: np.ndarray
     ) -> Chunk | None:
         """The chunk of `page` (not a changelog, at most `expand_chars` long, not yet
         `chosen`) whose best answer unit is closest to the question, when that is at least
@@ -498,7 +509,6 @@ class HybridRetriever:
                     if c.chunk_id not in taken and len(c.text) <= self.expand_chars]
         if not sections:
             return None
-        focus = self.focus_vector(query)
         tables = self.unit_vectors([*chosen, *(c.chunk_id for c in sections)])
         found = _closest_unit([tables.get(i) for i in chosen], focus)
         nearest = _closest_unit_each([tables.get(c.chunk_id) for c in sections], focus)
