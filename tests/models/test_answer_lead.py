@@ -118,6 +118,37 @@ export function useMessages(room: string, refreshMs = 5000) {{
     assert "5 seconds" in lead_statement(answer) and "refreshMs" not in answer
 
 
+def test_a_how_to_shows_the_code_block_scoring_best_of_all_units():
+    # The page's own sign-in code scores above every statement, but no chosen statement
+    # introduces it ("Now let's..." is narration) and it beats the import a key point shows
+    # by less than a clearly better block does.
+    text = """[1] Global wallet (wallet.md)
+One global wallet works in every app.
+
+These hooks sign users in with the global wallet:
+
+```
+import { useCrossApp } from "global-wallet-sdk";
+```
+
+Now let's sign users in with the global wallet:
+
+```
+const { signIn } = useCrossApp();
+// sign in
+await signIn({ appId: "global" });
+```"""
+    question = ("How do I let users sign in with the shared global wallet instead of a new "
+                "embedded wallet per app?")
+    answer = compose_answer(question, parse_references(text), fake_vectors(["wallet", "global"]))
+    assert "Example [1]:\n\n```\nconst { signIn } = useCrossApp();" in answer
+    assert 'import { useCrossApp } from "global-wallet-sdk";' in answer  # still under its point
+    # Not for a question asking no how-to: code no statement introduces is noise there.
+    what = compose_answer("What is the shared global wallet?", parse_references(text),
+                          fake_vectors(["wallet", "global"]))
+    assert "signIn" not in what
+
+
 def test_a_lead_does_not_announce_what_the_answer_cannot_show():
     # The announcing sentence matches the question best, but its list is not retrieved.
     text = """[1] Limits (limits.md)

@@ -7,7 +7,8 @@ best statement that is not about the docs themselves and does not announce somet
 ("...as follows:") it cannot show, and is no changelog entry unless the question is about
 releases; then the list it announces, an example (the code the
 lead introduces, or the best on-topic code block when no chosen statement introduces one
-or only a weaker one, and that best block after the lead's own when it is clearly better),
+or only a weaker one, and that best block after the lead's own when it is clearly better;
+for a how-to, the block scoring best of all units),
 and as key points the statements of the relevant passages (and the few best of all) that
 belong with it, in document
 order (a list item with the sentence announcing its list, and the rest of that list, as
@@ -181,6 +182,14 @@ def compose_parts(
     points = [c for c in points if listed.get(id(c)) is not lead]
 
     value_asked = asks_for_value(question)
+    # The code block scoring best of all passages' units is shown (the how-to's own code).
+    first = max(cands, key=lambda c: c.score)
+    if (intent.wants_code and first.unit.is_code and first.score >= lead.score
+            and all(first is not b for b in (code, extra, nested))):
+        if code is None:
+            code = first
+        elif extra is None:
+            extra = first
     # "How often does it poll?": when no statement shown gives the interval, the code that
     # sets it does (tutorials give it only there: `refreshMs = 5000`).
     timing = asks_how_often(question) and not _INTERVAL_SAID.search(lead.unit.text)
