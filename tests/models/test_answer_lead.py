@@ -811,6 +811,20 @@ The verified source of the contract appears on the explorer after `npx hardhat v
                             "config to verify on the explorer?",
                             parse_references(text), fake_vectors(["verify", "hardhat"]))
     assert lead_statement(answer).startswith("The verified source of the contract appears")
+    # As a key point it reads as code again, a statement a line, not as a sentence.
+    assert ('- Example [1]:\n\n  ```\n  import "dotenv/config";\n  import '
+            '"@nomicfoundation/hardhat-verify";\n  import { HardhatUserConfig } from '
+            '"hardhat/config";\n  ```') in answer
+
+
+def test_a_flattened_comment_and_its_statements_get_a_line_each():
+    from docent.models.compose import _reflowed
+
+    text = ("const wsUrl = 'wss://rpc.example.com/ws'; //change url for Mainnet "
+            "const provider = new WebSocketProvider(wsUrl);")
+    assert _reflowed(text) == ["```", "const wsUrl = 'wss://rpc.example.com/ws';",
+                               "//change url for Mainnet",
+                               "const provider = new WebSocketProvider(wsUrl);", "```"]
 
 
 DAO_VARIABLES = """[1] DAO > Overview (dao.md)

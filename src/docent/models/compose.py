@@ -252,6 +252,11 @@ def compose_parts(
                 used.add(id(prior))
             if more is not None and complete:
                 used.add(id(more))
+            if _flattened_code(c.unit.text) and under is None:
+                # Code a crawl ran into one paragraph reads as code again, a statement a line.
+                parts += [f"{nest}- Example {_cite(c.ref)}:", "",
+                          *(f"{nest}  {line}" for line in _reflowed(c.unit.text)), ""]
+                continue
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked,
@@ -526,6 +531,20 @@ _FLATTENED_CODE = re.compile(
 
 def _flattened_code(text: str) -> bool:
     return bool(_FLATTENED_CODE.match(text))
+
+
+# Where a flattened statement ended: after "; ", and before a "// comment"
+# (not a URL's "://") or a keyword opening a declaration.
+_STATEMENT_BREAK = re.compile(
+    r"(?<=;)\s+|\s+(?=//\s)(?<!:)|\s+(?=(?:import|export|const|let|var"
+    r"|function|pragma|contract|return)\s)"
+)
+
+
+def _reflowed(text: str) -> list[str]:
+    """A flattened code paragraph as a fenced block, a statement a line."""
+    lines = [line.strip() for line in _STATEMENT_BREAK.split(text.strip()) if line.strip()]
+    return ["```", *lines, "```"]
 
 
 def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
