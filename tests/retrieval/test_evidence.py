@@ -552,6 +552,10 @@ def test_that_thing_pointing_back_to_a_scene_sentence_means_what_that_sentence_n
     other = Hit(Chunk("c2", "migrate.md", "Migrate", "Migrate", "", "",
                       "Python 3.8 support was removed in FastAPI 0.125.0."), 0.5)
     assert not states_value(question, [other], freq, 100)
+    # ... or read as its own word: a passage saying it of "the compatibility" answers too
+    own = Hit(Chunk("c3", "migrate.md", "Migrate", "Migrate", "", "",
+                    "The compatibility layer was removed in FastAPI 0.128.0."), 0.5)
+    assert states_value(question, [own], freq, 100)
 
 
 def test_a_condition_before_the_question_names_what_the_value_is_of():

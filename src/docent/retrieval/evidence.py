@@ -285,7 +285,12 @@ def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]
         # THAT?": its subject is in the clause before.
         clause = part
         scene = i > 0 and parts[i - 1].rstrip().endswith((".", "!"))
-        if i and (_REFERS_BACK.search(part) or scene and _THAT_THING.search(part)):
+        named_back = scene and not _REFERS_BACK.search(part) and _THAT_THING.search(part)
+        if named_back:
+            # "...was THAT COMPATIBILITY removed?" names it by a word of its own as well:
+            # either reading, stated, answers (the clause alone, or with the scene's names).
+            found.append((part, asked))
+        if i and (_REFERS_BACK.search(part) or named_back):
             before = parts[i - 1]
             if scene:
                 # A sentence setting the scene ("We're stuck on Python 3.9 in production for
