@@ -186,11 +186,7 @@ def test_the_best_pages_section_closest_to_the_question_is_its_last_further_chun
     # for "what does a caller get back if they leave out the header?", but that statement
     # is closer to the question than any of the passages found.
     embedder = FakeEmbedder()
-    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
-    plain = _retriever(data_settings, embedder, expand=1).search("kiln glaze step", 3)
-    found = {h.chunk.chunk_id for h in plain}
-    chunks = _retriever(data_settings, embedder).keyword_index().chunks
-    unseen = [c for c in chunks if c.source_file == "kiln.md" and c.chunk_id not in found]
+    plain, chunks, unseen = _best_page_unseen(tmp_path, data_settings, embedder)
     closest = next(c for c in unseen if len(c.text) <= 1500)
     appendix = next(c for c in unseen if len(c.text) > 1500)
     focus = np.eye(embedder.dim, dtype=np.float32)[0]
@@ -216,11 +212,7 @@ def test_the_best_pages_section_closest_to_a_later_ask_joins_too(tmp_path, data_
     # "Which REST endpoint do I hit, and how do I authenticate?": the page's
     # "Authentication" section is far from the whole question, close to its second ask.
     embedder = FakeEmbedder()
-    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
-    plain = _retriever(data_settings, embedder, expand=1).search("kiln glaze step", 3)
-    found = {h.chunk.chunk_id for h in plain}
-    chunks = _retriever(data_settings, embedder).keyword_index().chunks
-    unseen = [c for c in chunks if c.source_file == "kiln.md" and c.chunk_id not in found]
+    plain, chunks, unseen = _best_page_unseen(tmp_path, data_settings, embedder)
     section = next(c for c in unseen if len(c.text) <= 1500)
     focus, aside, ask = np.eye(embedder.dim, dtype=np.float32)[:3]
 
@@ -239,6 +231,17 @@ def test_the_best_pages_section_closest_to_a_later_ask_joins_too(tmp_path, data_
     ids = [h.chunk.chunk_id for h in plain]
     assert search(()) == ids  # one ask: as before
     assert search((ask,)) == [*ids[:4], section.chunk_id, *ids[4:]]
+
+
+def _best_page_unseen(tmp_path, data_settings, embedder):
+    """The guide corpus ingested: what "kiln glaze step" finds (expand=1), every chunk,
+    and the best page's chunks it leaves out."""
+    ingest_path(_guide_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    plain = _retriever(data_settings, embedder, expand=1).search("kiln glaze step", 3)
+    found = {h.chunk.chunk_id for h in plain}
+    chunks = _retriever(data_settings, embedder).keyword_index().chunks
+    unseen = [c for c in chunks if c.source_file == "kiln.md" and c.chunk_id not in found]
+    return plain, chunks, unseen
 
 
 def _kiln_with_pictures(tmp_path):
