@@ -241,6 +241,12 @@ def compose_parts(
                 before = _code_before(c, at)
                 if before is not None and id(before) not in shown and _short(before):
                     under = before
+            if under is None and _flattened_code(c.unit.text):
+                # Code a crawl ran into one paragraph reads as code again, a statement a
+                # line (alone: a sentence after it is no part of the code).
+                parts += [f"{nest}- Example {_cite(c.ref)}:", "",
+                          *(f"{nest}  {line}" for line in _reflowed(c.unit.text)), ""]
+                continue
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
@@ -252,11 +258,6 @@ def compose_parts(
                 used.add(id(prior))
             if more is not None and complete:
                 used.add(id(more))
-            if _flattened_code(c.unit.text) and under is None:
-                # Code a crawl ran into one paragraph reads as code again, a statement a line.
-                parts += [f"{nest}- Example {_cite(c.ref)}:", "",
-                          *(f"{nest}  {line}" for line in _reflowed(c.unit.text)), ""]
-                continue
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked,

@@ -37,7 +37,9 @@ from docent.retrieval.sufficiency import (
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 log = logging.getLogger(__name__)
-_QUERY_VECTORS = 1024  # recent questions whose vectors are kept (1.5 KB each, 3 KB with a scene)
+# Recent questions whose vectors are kept (1.5 KB a vector: one for most questions, one
+# more with a scene and one more per later ask).
+_QUERY_VECTORS = 1024
 # Unknown words that move the question's vector less than this are incidental paraphrase.
 _INCIDENTAL_SHIFT = 0.1
 # ... and unknown names that move it less than this are the user's own, named in passing
