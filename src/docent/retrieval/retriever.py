@@ -501,7 +501,8 @@ class HybridRetriever:
         self, page: str, chosen: list[str], index: KeywordIndex, focus: np.ndarray
     ) -> Chunk | None:
         """The chunk of `page` (not a changelog, at most `expand_chars` long, not yet
-        `chosen`) whose best answer unit is closest to the question, when that is at least
+        `chosen`) whose best answer unit is closest to `focus` (the question's vector
+        leaning to what it asks, or to one of its later asks), when that is at least
         `_CLOSEST_SHARE` of the closest unit of the `chosen` chunks (by their stored unit
         vectors; None without them)."""
         if is_changelog(page):
