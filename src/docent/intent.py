@@ -164,12 +164,16 @@ _AND_ASKS = re.compile(r",?\s+and\s+(?=(?:how|what|which|where|when|why|who|what
                        r"|can|should|will)\b)", re.I)
 
 
+_MAX_LATER_ASKS = 3  # a message of a hundred asks searches for the first few
+
+
 def later_asks(question: str) -> list[str]:
     """The asks after the first one: each further sentence that asks ("...verified? What do
-    I add to the hardhat config?") and each "and how/what..." clause of one."""
+    I add to the hardhat config?") and each "and how/what..." clause of one; at most
+    `_MAX_LATER_ASKS`."""
     asks = [part for sentence in sentences(" ".join(question.split()))
             if sentence.rstrip().endswith("?") for part in _AND_ASKS.split(sentence)]
-    return [a for a in asks[1:] if len(a.split()) >= 3]
+    return [a for a in asks[1:] if len(a.split()) >= 3][:_MAX_LATER_ASKS]
 
 
 # "whats the address", "what’s the fee": how people type "what's"

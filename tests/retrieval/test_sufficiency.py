@@ -417,3 +417,8 @@ def test_the_asked_part_of_a_question(question, asked):
 ])
 def test_the_asks_after_the_first(question, asks):
     assert later_asks(question) == asks
+
+
+def test_a_message_of_many_asks_searches_for_the_first_few():
+    question = "How do I add CORS? " + " ".join(f"And how do I set option {i}?" for i in range(50))
+    assert later_asks(question) == [f"And how do I set option {i}?" for i in range(3)]
