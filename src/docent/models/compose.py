@@ -50,6 +50,7 @@ from docent.models.unit_vectors import AnswerVectors
 from docent.models.units import FENCE
 from docent.retrieval.bm25 import is_changelog
 from docent.retrieval.chunking import clean_for_embedding
+from docent.retrieval.evidence import states_kind
 
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
@@ -183,24 +184,18 @@ def compose_parts(
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
-    first = max(cands, key=lambda c: c.score)
-    if (intent.wants_code and first.unit.is_code and first.score >= lead.score
+    first = max(cands, key=lambda c: c.score) if intent.wants_code else None
+    if (first is not None and first.unit.is_code and first.score >= lead.score
             and all(first is not b for b in (code, extra, nested))):
-        if code is None:
-            code = first
-        elif extra is None:
-            extra = first
-    # "How often does it poll?": when no statement shown gives the interval, the code that
-    # sets it does (tutorials give it only there: `refreshMs = 5000`).
-    timing = asks_how_often(question) and not _INTERVAL_SAID.search(lead.unit.text)
+        code, extra = _with_example(code, extra, first)
+    # "How often does it poll?": when no statement shown gives the interval ("every few
+    # seconds"; a bare number is none), the code that sets it does (`refreshMs = 5000`).
+    timing = asks_how_often(question) and not states_kind("duration", lead.unit.text, bare=False)
     if timing and not any(b is not None and _TIMING_LINE.search(b.unit.text)
                           for b in (code, extra, nested)):
         timer = max((c for c in cands if c.unit.is_code and _TIMING_LINE.search(c.unit.text)),
                     key=lambda c: c.score, default=None)
-        if code is None:
-            code = timer
-        elif extra is None:
-            extra = timer
+        code, extra = _with_example(code, extra, timer)
     parts = []
     if under_lead:  # the list the lead announces, right below it
         parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
@@ -265,6 +260,15 @@ def compose_parts(
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _with_example(
+    code: Candidate | None, extra: Candidate | None, block: Candidate | None
+) -> tuple[Candidate | None, Candidate | None]:
+    """The answer's example and the one beside it, with `block` in the first free place."""
+    if code is None:
+        return block, extra
+    return code, extra if extra is not None else block
 
 
 def _second_block(
@@ -715,12 +719,6 @@ def _best_window(hits: list[int], size: int) -> int:
     return start
 
 
-# A statement giving an interval: "every 5 seconds", "each minute", "30s".
-_INTERVAL_SAID = re.compile(
-    r"\b\d[\d.,]*\s*(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hours?|days?)\b"
-    r"|\b(?:every|each|per|once\s+an?)\s+(?:second|minute|hour|day|week|block)\b",
-    re.I,
-)
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
 # A line setting an interval: `refreshMs = 5000`, `POLL_INTERVAL: 30`, `setInterval(f, 500)`,
 # the `}, 5 * 60 * 1000);` closing a `setInterval(() => {...`, `time.sleep(5)`.
@@ -736,16 +734,21 @@ _TIMING_LINE = re.compile(
 def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
     """Of the non-blank lines `full`, the position of the one setting a number (`= 30`,
     `: 5000`) that holds the most wanted terms, two or more; None when there is none."""
-    found = [(h, -k) for k, (i, h) in enumerate(zip(full, hits, strict=True))
-             if h >= 2 and _SETS_NUMBER.search(body[i])]
-    return -max(found)[1] if found else None
+    return _pinned_line(body, full, hits, _SETS_NUMBER, 2)
 
 
 def _timing_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
     """Of the non-blank lines `full`, the position of the first line setting an interval
     that holds the most wanted terms; None when there is none."""
+    return _pinned_line(body, full, hits, _TIMING_LINE, 0)
+
+
+def _pinned_line(body: list[str], full: list[int], hits: list[int], line: re.Pattern[str],
+                 least: int) -> int | None:
+    """Of the non-blank lines `full` that `line` matches and that hold at least `least`
+    wanted terms, the position of the first holding the most; None when there is none."""
     found = [(h, -k) for k, (i, h) in enumerate(zip(full, hits, strict=True))
-             if _TIMING_LINE.search(body[i])]
+             if h >= least and line.search(body[i])]
     return -max(found)[1] if found else None
 
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from docent.models.text import CODE_SPAN, sentences
+from docent.retrieval.markdown import heading_title
 from docent.retrieval.tables import DIRECTIVE, rebuild_tables
 
 UnitKind = Literal["prose", "item", "row", "code"]
 
 _HEADING = re.compile(r"^#{1,6}\s+(?=\S)")
-_ANCHOR = re.compile(r"\{\s*#[\w-]+\s*\}")  # "## CSRF Risk { #csrf-risk }"
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
 _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
@@ -221,7 +221,7 @@ def split_units(body: str) -> list[Unit]:
             add("```\n" + textwrap.dedent("\n".join(code)).strip("\n") + "\n```", "code")
         elif _HEADING.match(stripped):
             flush()
-            heading = _ANCHOR.sub("", _HEADING.sub("", stripped)).strip()
+            heading = heading_title(_HEADING.sub("", stripped))[0]  # "CSRF Risk { #csrf-risk }"
         elif (
             not stripped
             or stripped.startswith("#")

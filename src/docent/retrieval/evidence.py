@@ -62,7 +62,8 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
         rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
         r"|quarterly|yearly|annually|instantly|immediately)\b"
-        r"|\bevery\s+(?:other\s+)?(?:day|week|month|quarter|year)\b",
+        r"|\b(?:every|each|once\s+an?)\s+(?:other\s+)?(?:second|minute|hour|block|day|week"
+        r"|month|quarter|year)\b",
         re.I,
     ),
     "money": re.compile(
@@ -113,7 +114,10 @@ _FRAME = frozenset(
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
 # "21 validators"), never as "people".
-_PEOPLE = frozenset(stem(w) for w in "people persons individuals humans folks members".split())
+# A passage counting "people" counts whoever the question names by their part: "at least 3
+# people that would be willing to commit" answers "how many VOLUNTEERS do we need".
+_PERSONS = frozenset(stem(w) for w in "people persons individuals".split())
+_PEOPLE = _PERSONS | frozenset(stem(w) for w in "humans folks members".split())
 # Words of a question that never name what a value is about.
 _NOT_SUBJECT = _CUES | _FRAME | _PEOPLE
 # Units a count or size is expressed in: they say how, not what, is measured.
@@ -150,9 +154,7 @@ _SAME_MEANING = (
     # "the `name` was the first PARAMETER")
     frozenset(stem(w) for w in "argument arguments parameter parameters param params".split()),
 )
-# A passage counting "people" counts whoever the question names by their part: "at least 3
-# people that would be willing to commit" answers "how many VOLUNTEERS do we need".
-_PERSONS = frozenset(stem(w) for w in "people persons individuals".split())
+# ... and the roles it may name them by
 _ROLES = frozenset(stem(w) for w in (
     "volunteers helpers contributors maintainers reviewers translators collaborators "
     "participants members signers approvers").split())
@@ -356,12 +358,12 @@ def _said(term: str, words: set[str]) -> bool:
             or term[-1:] == "y" and f"{term[:-1]}i" in words)
 
 
-def states_kind(kind: MeasureKind, text: str) -> bool:
-    """Whether `text` states a value of `kind` at all, next to anything (a bare number is a
-    duration or a size when the text names a unit of time or of size)."""
+def states_kind(kind: MeasureKind, text: str, bare: bool = True) -> bool:
+    """Whether `text` states a value of `kind` at all, next to anything (with `bare`, a bare
+    number is a duration or a size when the text names a unit of time or of size)."""
     if _STATED[kind].search(text):
         return True
-    return _bare(kind, text, text)
+    return bare and _bare(kind, text, text)
 
 
 # "There is no size limit", "unlimited": the docs answer "is there a maximum?" with none.
