@@ -682,6 +682,34 @@ def test_key_points_stop_at_ten():
     assert answer.count("\n- ") == 10
 
 
+def test_one_word_items_of_an_announced_list_are_units():
+    # "ReDoc." names one of the two UIs the item above announces; a lone "Copy" is chrome.
+    body = ("* Automatic interactive API documentation, including 2 alternative user interfaces:\n"
+            "    * Swagger UI.\n    * ReDoc.\n\n"
+            "The servers it runs on:\n\n* Uvicorn\n* Hypercorn\n\nThat is all.\n\n* Copy\n* Previous")
+    assert [u.text for u in split_units(body)] == [
+        "Automatic interactive API documentation, including 2 alternative user interfaces:",
+        "Swagger UI.", "ReDoc.", "The servers it runs on:", "Uvicorn", "Hypercorn", "That is all.",
+    ]
+
+
+def test_mkdocstrings_options_are_not_units():
+    body = ("::: fastapi.responses.ORJSONResponse\n    options:\n        members:\n"
+            "            - charset\n            - render\n\nThe class renders JSON fast.")
+    assert [u.text for u in split_units(body)] == ["The class renders JSON fast."]
+
+
+def test_one_word_items_do_not_count_against_the_ten_key_points():
+    names = "amber basalt cedar dune ember flint garnet hazel indigo jade kelp lava moss nectar"
+    facts = [f"The kiln glaze setting {w} fires {w}ware pots at {900 + i} degrees."
+             for i, w in enumerate(names.split())]
+    facts[2] = facts[2][:-1] + " in these kilns:\n\n* Anagama\n* Noborigama\n* Raku"
+    text = "[1] Kiln (kiln.md)\n" + "\n\n".join(facts)
+    answer = compose_answer("What does the kiln glaze setting fire at?", parse_references(text))
+    assert "in these kilns: [1]\n  - Anagama [1]\n  - Noborigama [1]\n  - Raku [1]\n" in answer
+    assert answer.count("\n- ") == 10
+
+
 def test_faq_answer_labels_are_not_part_of_the_answer():
     body = "**Q: What is the limit?**\n\nA: The limit is 3 per run. It resets daily.\n\n- **A:** Ask support."
     assert [u.text for u in split_units(body)] == [

@@ -397,7 +397,7 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
 
     points = [c for c in _neighbours(lead, cands) if not c.unit.is_code]
     for c in sorted(filter(enough, prose), key=lambda c: -c.score):
-        if len(points) >= _MAX_POINTS:
+        if _counted(points) >= _MAX_POINTS:
             break
         if c is not lead and all(_distinct(c, p) for p in [lead, *points]):
             points.append(c)
@@ -407,7 +407,7 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
                     for f in _neighbours(c, cands)
                     if not f.unit.is_code and f not in points and f is not lead
                 ]
-    points = _whole_lists(points[:_MAX_POINTS], lead, cands)
+    points = _whole_lists(_first_points(points), lead, cands)
     # A nested item reads only under the item it is nested in ("React for the frontend."
     # over "Using TypeScript, hooks, Vite...").
     for c in list(points):
@@ -422,6 +422,21 @@ def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
         if intro is not None and intro is not lead and intro not in points:
             points += [intro, *(f for f in _neighbours(intro, cands) if f not in points)]
     return sorted(points, key=lambda c: (c.page, c.ref.n, c.pos))
+
+
+def _counted(points: list[Candidate]) -> int:
+    """How many key points `points` are: a one-word item ("ReDoc.") is part of its list."""
+    return sum(not c.unit.is_word for c in points)
+
+
+def _first_points(points: list[Candidate]) -> list[Candidate]:
+    """The first `_MAX_POINTS` key points of `points`, with the one-word items among them."""
+    out: list[Candidate] = []
+    for c in points:
+        if not c.unit.is_word and _counted(out) >= _MAX_POINTS:
+            break
+        out.append(c)
+    return out
 
 
 def _whole_lists(

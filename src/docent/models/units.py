@@ -20,6 +20,7 @@ UnitKind = Literal["prose", "item", "row", "code"]
 
 _HEADING = re.compile(r"^#{1,6}\s+(?=\S)")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
+_MKDOCSTRINGS = re.compile(r"^:::\s+[\w.]+\s*$")  # "::: fastapi.responses.ORJSONResponse"
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
 _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -71,6 +72,11 @@ class Unit:
         return self.text.rstrip().endswith(":")
 
     @property
+    def is_word(self) -> bool:
+        """A list item of one word, a name in a list ("ReDoc.", "`Cookie()`")."""
+        return self.kind == "item" and _one_word(self.text)
+
+    @property
     def is_empty_code(self) -> bool:
         """A code block with nothing between its fences (ingestion may drop a line that
         looks like a secret, a sample token say) but include directives (`{!> ../../
@@ -116,6 +122,25 @@ def is_chrome(text: str) -> bool:
         return True
     linked = sum(len(m.group(1)) for m in _LINK.finditer(text))
     return linked > 0.6 * len(text.strip()) and len(re.findall(r"\w+", rest)) < 4
+
+
+def _one_word(text: str) -> bool:
+    """A single word, no link: "ReDoc.", "`Cookie()`"."""
+    return not _LINK.search(text) and not _URL.search(text) and len(
+        [w for w in re.findall(r"\w+", text) if re.search(r"[A-Za-z]", w)]) == 1
+
+
+def _announced(units: list[Unit], depth: int, heading: str) -> bool:
+    """Whether a list item at `depth` is in a list announced by the line before it ("...
+    including 2 alternative user interfaces:" over "Swagger UI." and "ReDoc."): the item it
+    is nested in, or the sentence before the list, ends in a colon."""
+    for unit in reversed(units):
+        if unit.heading != heading or unit.kind in ("code", "row"):
+            return False
+        if unit.kind == "item" and unit.depth >= depth:
+            continue  # an earlier item of the same list
+        return unit.announces
+    return False
 
 
 def untag(text: str) -> str:
@@ -173,7 +198,8 @@ def split_units(body: str) -> list[Unit]:
             block += 1
         if kind != "code":
             text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
-        if kind == "code" or not is_chrome(text):
+        if kind == "code" or not is_chrome(text) or (
+                kind == "item" and _one_word(text) and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
@@ -219,6 +245,12 @@ def split_units(body: str) -> list[Unit]:
                 i += 1
             i -= 1
             add("```\n" + textwrap.dedent("\n".join(code)).strip("\n") + "\n```", "code")
+        elif _MKDOCSTRINGS.match(stripped):
+            flush()
+            # Its indented options ("options:", "members:" and a list of names) configure
+            # the docs build; the page shows the object's reference in their place.
+            while i + 1 < len(lines) and re.match(r"[ \t]+\S", lines[i + 1]):
+                i += 1
         elif _HEADING.match(stripped):
             flush()
             heading = heading_title(_HEADING.sub("", stripped))[0]  # "CSRF Risk { #csrf-risk }"
