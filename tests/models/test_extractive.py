@@ -710,6 +710,46 @@ def test_one_word_items_do_not_count_against_the_ten_key_points():
     assert answer.count("\n- ") == 10
 
 
+def test_a_passage_opening_inside_indented_code_keeps_that_code_whole():
+    # Passages are stripped: the block's first line lost its indent, the lines after kept
+    # theirs. Its HTML-like lines are code, not markup to drop.
+    body = ('<m-model id="dice" onclick="roll()">\n      <m-attr-anim attr="rx"></m-attr-anim>\n'
+            "    </m-model>\n\nClick the dice to roll it.")
+    units = split_units(body)
+    assert [u.kind for u in units] == ["code", "prose"]
+    assert "<m-attr-anim" in units[0].text and units[0].text.startswith("```\n<m-model")
+
+
+def test_a_websocket_url_under_its_label_is_the_labels_value():
+    body = "Mainnet WebSocket\n\n<wss://api.example.org/ws>[](wss://api.example.org/ws)"
+    assert [u.text for u in split_units(body)] == ["Mainnet WebSocket: <wss://api.example.org/ws>"]
+
+
+def test_a_list_item_linking_a_code_name_reads_with_the_paragraph_under_it():
+    body = ("All event types.\n\n  * [`ClickEvent`](https://x.example/ClickEvent)\n\n"
+            "Received when a user clicks on an object.\n\n  * [`LeaveEvent`](https://x.example/Leave)")
+    assert [u.text for u in split_units(body)] == [
+        "All event types.", "`ClickEvent`: Received when a user clicks on an object.",
+        "[`LeaveEvent`](https://x.example/Leave)",
+    ]
+
+
+def test_code_opening_its_passage_is_scored_by_that_passage_not_the_one_before():
+    from docent.intent import intent_of
+    from docent.models.scoring import candidates, score
+
+    refs = parse_references(
+        "[1] Tour (tour.md)\nPress the clock button to open the editor.\n\n"
+        "[2] Dice (dice.md)\n```\nspin(die)\n```\n\n"
+        "[3] A Simple Clock (clock.md)\n```\nsetInterval(update, 1000)\n```"
+    )
+    question = "How do I make the clock hands tick?"
+    scored = score(question, intent_of(question), candidates(refs), refs,
+                   fake_vectors(["clock", "dice"]))
+    code = {c.ref.n: c.score for c in scored if c.unit.is_code}
+    assert code[3] > code[2] + 0.5  # the dice code borrowed the tour sentence's score before
+
+
 def test_faq_answer_labels_are_not_part_of_the_answer():
     body = "**Q: What is the limit?**\n\nA: The limit is 3 per run. It resets daily.\n\n- **A:** Ask support."
     assert [u.text for u in split_units(body)] == [

@@ -263,3 +263,50 @@ def test_a_unit_its_stored_table_lacks_is_embedded_at_answer_time():
                    AnswerVectors(embedder, Index()))
     assert lacking in embedder.texts and embedder.texts.count(stored) == 1  # read, not re-embedded
     assert [c.unit.text for c in scored] == [stored, lacking]
+
+
+def test_code_opening_a_passage_is_scored_by_the_chunks_stored_vector():
+    # The retriever has the chunk's vector: reading it costs no model run.
+    from docent.intent import intent_of
+    from docent.models.scoring import candidates, score
+    from docent.models.text import Reference
+
+    embedder = CountingEmbedder()
+    body = "```\nsetInterval(update, 1000)\n```"
+    question = "How does the clock update?"
+
+    class Index:
+        def focus_vector(self, text):
+            return embedder.embed([text])[0]
+
+        def unit_vectors(self, chunk_ids):
+            return {"c1": {}}
+
+        def chunk_vectors(self, chunk_ids):
+            return {"c1": self.focus_vector(question)}
+
+    refs = [Reference(1, "A Simple Clock (clock.md)", body, "c1")]
+    embedder.texts.clear()
+    [code] = score(question, intent_of(question), candidates(refs), refs,
+                   AnswerVectors(embedder, Index()))
+    assert embedder.texts == [question, question]  # the index's; the passage is not embedded
+    assert code.score > 0.99  # cosine 1 with the stored vector, plus its words
+
+
+def test_the_retriever_reads_a_chunks_vector_as_stored(tmp_path, data_settings):
+    from docent.retrieval.recovering import RecoveringRetriever
+
+    embedder = FakeEmbedder()
+    ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=embedder,
+                progress=False)
+    store = open_store(data_settings, embedder)
+    ids = [c.chunk_id for c in store.all_chunks()]
+    stored = store.embeddings(ids)
+    for retriever in (_retriever(data_settings, embedder),
+                      RecoveringRetriever(data_settings, embedder)):
+        cold = retriever.chunk_vectors(ids)  # before any search: read from Chroma
+        retriever.search("tool-call limit", 3)  # the exact-search table is now in memory
+        warm = retriever.chunk_vectors(ids)
+        for found in (cold, warm):
+            assert set(found) == set(ids)
+            assert all(np.allclose(found[i], stored[i], atol=1e-6) for i in ids)

@@ -271,6 +271,14 @@ def score(
         for i, late in zip(lacking, vectors.texts([cands[i].unit.text for i in lacking]),
                            strict=True):
             rows[i] = late
+        # Code opening its passage (an example page's whole text) has no sentence before
+        # it: it is scored by its passage as a whole, the page's title and the code.
+        opening = [i for i, c in enumerate(cands) if rows[i] is None and c.unit.is_code
+                   and (i == 0 or cands[i - 1].ref.n != c.ref.n)]
+        whole = vectors.passages([(cands[i].ref.chunk_id, _where(cands[i].ref),
+                                   cands[i].ref.body) for i in opening]) if opening else []
+        for i, row in zip(opening, whole, strict=True):
+            rows[i] = row
         for i, (c, found) in enumerate(zip(cands, rows, strict=True)):
             if found is not None:
                 sem[i] = float(found @ q)

@@ -27,7 +27,7 @@ from docent.retrieval.types import Chunk
 # Bump when chunking (`docent.retrieval.chunking`), `split_units` or the way vectors are
 # made changes: stores written by another version are re-chunked and re-embedded by the
 # next ingestion (see docent.ingest).
-UNITS_VERSION = 20
+UNITS_VERSION = 21
 
 _WORD = re.compile(r"\w+")
 # How far past the previous unit the next one may start, in words (chrome, headings and
@@ -144,6 +144,10 @@ class UnitIndex(Protocol):
         """Stored unit vectors by chunk id, for the chunks that have them."""
         ...
 
+    def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The chunks' own stored vectors by id, for the chunks that have them."""
+        ...
+
 
 class AnswerVectors:
     """Vectors for composing an answer: the question's, and each passage's units'.
@@ -177,6 +181,19 @@ class AnswerVectors:
             for i, table in zip(missing, tables, strict=True):
                 out[i] = table
         return [table or {} for table in out]
+
+    def passages(self, passages: Sequence[tuple[str | None, str, str]]) -> list[np.ndarray]:
+        """The vector of each (chunk id or None, heading, body) passage as a whole, as
+        ingestion embeds it: the stored one when the index has it, else embedded now."""
+        ids = [cid for cid, _, _ in passages if cid]
+        stored = self.index.chunk_vectors(ids) if self.index is not None and ids else {}
+        out = [stored.get(cid) if cid else None for cid, _, _ in passages]
+        missing = [i for i, vector in enumerate(out) if vector is None]
+        if missing:
+            texts = [f"{passages[i][1]}\n\n{clean_for_embedding(passages[i][2])}" for i in missing]
+            for i, vector in zip(missing, self.embedder.embed(texts), strict=True):
+                out[i] = vector
+        return [vector for vector in out if vector is not None]
 
     def texts(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Vectors of units a stored table lacks (one stored by an older docent, whose

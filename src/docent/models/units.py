@@ -100,6 +100,9 @@ _ANSWER_LABEL = re.compile(r"^(?:\*\*)?(?:A|Answer)\s*:(?:\*\*)?\s+(?=\S)")
 
 # "[Use **RainbowKit** to offer a customizable wallet connection UI](/...)": a link whose
 # text says what is there in five words or more, not a breadcrumb or a page's title.
+# "[`MMLPositionEnterEvent`](https://...)": a link named by code names an API; breadcrumbs
+# and "see also" links are named in words.
+_CODE_LINK = re.compile(r"\[`[^`\]]+`\]\([^)]*\)")
 _DESCRIBED_LINK = re.compile(r"\[(?!https?:)(?:[^\]\s]+\s+){4,}[^\]\s]+\]\([^)]*\)")
 
 
@@ -114,6 +117,8 @@ def is_chrome(text: str) -> bool:
     if _LABELLED.match(text.strip()):  # "EntryPoint v0.7: [0x0000…](…)": a label, its value
         return False
     if _DESCRIBED_LINK.fullmatch(text.strip()):  # a guide's list of what each page teaches
+        return False
+    if _CODE_LINK.fullmatch(text.strip()):  # a reference's list of the names it documents
         return False
     rest = _URL.sub(" ", _LINK.sub(" ", text))
     words = re.findall(r"\w+", rest)
@@ -184,7 +189,8 @@ def split_units(body: str) -> list[Unit]:
     the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
-    lines = _labelled_values(_named_paragraphs(_announced_list(rebuild_tables(body.splitlines()))))
+    lines = _labelled_values(_named_paragraphs(_announced_list(rebuild_tables(
+        _code_opening(body.splitlines())))))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -293,6 +299,20 @@ def split_units(body: str) -> list[Unit]:
     return _first_item_depth(units, opening)
 
 
+def _code_opening(lines: list[str]) -> list[str]:
+    """A passage opening inside an indented code block lost its first line's indent
+    (passages are stripped): `<m-model id="dice" ...>` over lines indented by six. That line
+    is code again when it looks like code, is no list item nor a sentence, and the line
+    right after it is indented by four or more."""
+    if len(lines) < 2 or not lines[0].strip() or lines[0].startswith((" ", "\t")):
+        return lines
+    first = lines[0].rstrip()
+    if (re.match(r"(?: {4,}|\t)\S", lines[1]) and _CODE_HINT.search(first)
+            and not _LIST_ITEM.match(first) and not first.endswith((".", "!", "?", ":"))):
+        return ["    " + first, *lines[1:]]
+    return lines
+
+
 def _first_item_depth(units: list[Unit], opening: range) -> list[Unit]:
     """A passage opening on a list item lost that item's indent (passages are stripped):
     it is as deep as the shallowest other item of its list. "  * A", "  * B" are one level
@@ -357,13 +377,17 @@ _LINK_LABEL = re.compile(r"^\[(?:\*\*)?([^\]*]{1,60})(?:\*\*)?\]\([^)]*\)$")
 
 
 def _named_paragraphs(lines: list[str]) -> list[str]:
-    """A line that is only a short link ("[**Slither**](https://...)") standing alone before
+    """A line (or list item) that is only a short link ("[**Slither**](https://...)") alone before
     a paragraph names what that paragraph describes (a crawled table or definition list):
     the two become one line, "Slither: Detects ...", instead of a dropped link."""
     out: list[str] = []
     i = 0
     while i < len(lines):
-        label = _LINK_LABEL.match(lines[i].strip())
+        stripped = lines[i].strip()
+        # Or a list item of only that link, a paragraph under each ("* [`MMLClickEvent`](…)"
+        # over "Received when a user clicks on a 3D object."): it stays an item.
+        item = _LIST_ITEM.match(stripped)
+        label = _LINK_LABEL.match(stripped[item.end():] if item else stripped)
         alone = label is not None and (i == 0 or not lines[i - 1].strip())
         if alone and label is not None:
             j = i + 1
@@ -373,7 +397,9 @@ def _named_paragraphs(lines: list[str]) -> list[str]:
             if following and following[0].isalpha() and following.endswith((".", "!")) and (
                 len(following.split()) >= 4
             ):
-                out.append(f"{label.group(1).strip()}: {following}")
+                indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+                opening = indent + item.group() if item else ""
+                out.append(f"{opening}{label.group(1).strip()}: {following}")
                 i = j + 1
                 continue
         out.append(lines[i])
@@ -382,12 +408,13 @@ def _named_paragraphs(lines: list[str]) -> list[str]:
 
 
 # A value line of a crawled key-value list: one URL, one address or one number, bare or as
-# a link's text (a URL in angle brackets may carry the crawl's empty link to itself). A
+# a link's text (a URL in angle brackets may carry the crawl's empty link to itself); a
+# WebSocket endpoint is a URL too. A
 # link named otherwise ("[Binance](…)") is a cell of a table, not a label's value: "CEX",
 # "DEX", then "[Binance](…)", "Quickswap" are a header and a row.
 _VALUE = (
-    r"(?:<https?://\S+>|\[(?:https?://[^\]\s]{1,120}|`?0x[0-9a-fA-F]{6,}`?)\]\(\S+\)"
-    r"|https?://\S+|`?0x[0-9a-fA-F]{6,}`?|\d[\d,.]*)"
+    r"(?:<(?:https?|wss?)://\S+>|\[(?:(?:https?|wss?)://[^\]\s]{1,120}|`?0x[0-9a-fA-F]{6,}`?)\]"
+    r"\(\S+\)|(?:https?|wss?)://\S+|`?0x[0-9a-fA-F]{6,}`?|\d[\d,.]*)"
 )
 _VALUE_LINE = re.compile(rf"^{_VALUE}(?:\[\]\([^)]*\))?$")
 _LABEL = r"[A-Za-z][^!?:;|<>\[\]`#*]{0,48}(?<![.,])"  # "EntryPoint v0.7", no sentence

@@ -83,6 +83,9 @@ class RecoveringRetriever:
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         return self._call(lambda r: r.unit_vectors(chunk_ids))
 
+    def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._call(lambda r: r.chunk_vectors(chunk_ids))
+
     def warm_up(self) -> list[Chunk]:
         """Load the embedding model and the keyword index, and prepare per-chunk data (see
         `HybridRetriever.warm_up`, which gives the chunks prepared); a server that does not

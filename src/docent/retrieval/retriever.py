@@ -228,6 +228,15 @@ class HybridRetriever:
         """Stored answer-unit vectors by chunk id (see docent.models.unit_vectors)."""
         return self._stored(chunk_ids, self._unit_tables, self.store.unit_vectors)
 
+    def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The chunks' own stored vectors by id: from the table in memory, else Chroma."""
+        table = self._table
+        found = table.vectors(chunk_ids) if table is not None else {}
+        missing = [i for i in chunk_ids if i not in found]
+        if missing:
+            found.update(self._stored(missing, self._chunk_vectors, self.store.embeddings))
+        return found
+
     def _stored(
         self, chunk_ids: Sequence[str], kept: LRUCache[str, Any],
         read: Callable[[Sequence[str]], Mapping[str, Any]],
