@@ -187,13 +187,11 @@ class AnswerVectors:
         ingestion embeds it: the stored one when the index has it, else embedded now."""
         ids = [cid for cid, _, _ in passages if cid]
         stored = self.index.chunk_vectors(ids) if self.index is not None and ids else {}
-        out = [stored.get(cid) if cid else None for cid, _, _ in passages]
-        missing = [i for i, vector in enumerate(out) if vector is None]
-        if missing:
-            texts = [f"{passages[i][1]}\n\n{clean_for_embedding(passages[i][2])}" for i in missing]
-            for i, vector in zip(missing, self.embedder.embed(texts), strict=True):
-                out[i] = vector
-        return [vector for vector in out if vector is not None]
+        missing = [i for i, (cid, _, _) in enumerate(passages) if cid not in stored]
+        texts = [f"{passages[i][1]}\n\n{clean_for_embedding(passages[i][2])}" for i in missing]
+        embedded = dict(zip(missing, self.embedder.embed(texts) if texts else [], strict=True))
+        return [stored[cid] if cid in stored else embedded[i]
+                for i, (cid, _, _) in enumerate(passages)]
 
     def texts(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Vectors of units a stored table lacks (one stored by an older docent, whose

@@ -377,9 +377,10 @@ _LINK_LABEL = re.compile(r"^\[(?:\*\*)?([^\]*]{1,60})(?:\*\*)?\]\([^)]*\)$")
 
 
 def _named_paragraphs(lines: list[str]) -> list[str]:
-    """A line (or list item) that is only a short link ("[**Slither**](https://...)") alone before
-    a paragraph names what that paragraph describes (a crawled table or definition list):
-    the two become one line, "Slither: Detects ...", instead of a dropped link."""
+    """A line (or a list item) that is only a short link ("[**Slither**](https://...)")
+    standing alone before a paragraph names what that paragraph describes (a crawled table
+    or definition list): the two become one line, "Slither: Detects ...", instead of a
+    dropped link."""
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -408,10 +409,10 @@ def _named_paragraphs(lines: list[str]) -> list[str]:
 
 
 # A value line of a crawled key-value list: one URL, one address or one number, bare or as
-# a link's text (a URL in angle brackets may carry the crawl's empty link to itself); a
-# WebSocket endpoint is a URL too. A
-# link named otherwise ("[Binance](…)") is a cell of a table, not a label's value: "CEX",
-# "DEX", then "[Binance](…)", "Quickswap" are a header and a row.
+# a link's text (a URL in angle brackets may carry the crawl's empty link to itself; a
+# WebSocket endpoint is one too). A link named otherwise ("[Binance](…)") is a cell of a
+# table, not a label's value: "CEX", "DEX", then "[Binance](…)", "Quickswap" are a header
+# and a row.
 _VALUE = (
     r"(?:<(?:https?|wss?)://\S+>|\[(?:(?:https?|wss?)://[^\]\s]{1,120}|`?0x[0-9a-fA-F]{6,}`?)\]"
     r"\(\S+\)|(?:https?|wss?)://\S+|`?0x[0-9a-fA-F]{6,}`?|\d[\d,.]*)"

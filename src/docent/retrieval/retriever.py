@@ -229,8 +229,9 @@ class HybridRetriever:
         return self._stored(chunk_ids, self._unit_tables, self.store.unit_vectors)
 
     def chunk_vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The chunks' own stored vectors by id: from the table in memory, else Chroma."""
-        table = self._table
+        """The chunks' own stored vectors by id: from the table in memory when it is the
+        store's as it is now, else from Chroma."""
+        table = self._vector_table()
         found = table.vectors(chunk_ids) if table is not None else {}
         missing = [i for i in chunk_ids if i not in found]
         if missing:
