@@ -94,6 +94,14 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
     assert condense_query("How do I change the tool-call limit?", ["What is docent?"]) == (
         "How do I change the tool-call limit?"
     )
+    # an ellipsis, no pronoun: it asks about what the earlier question asked about
+    walking = "What are the keyboard controls for walking around a world?"
+    assert condense_query("what about going faster?", [walking]) == (
+        f"{walking} what about going faster?")
+    assert condense_query("And with Foundry?", ["How do I verify a contract with Hardhat?"]) == (
+        "How do I verify a contract with Hardhat? And with Foundry?")
+    assert condense_query("Android devices run it?", ["What is docent?"]) == (
+        "Android devices run docent?")
     assert condense_query("anything", []) == "anything"
     # a short question that names its own subject stands alone
     assert condense_query("What is the default turn limit?", ["How do I change the tool-call limit?"]) == (

@@ -44,6 +44,9 @@ _FOLLOWUP_WORDS = frozenset(
 )
 
 
+_ELLIPTICAL = re.compile(r"\s*(?:and|also|what\s+about|how\s+about|same\s+for)\b", re.I)
+
+
 def split_selection(text: str) -> tuple[str, str]:
     """(question, selected text) from a message framed by `docent.chat.ChatTurn`."""
     question, marker, rest = text.partition(f"\n\n{SELECTION_HEADER}\n")
@@ -74,7 +77,9 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     if not earlier_questions:
         return question
     words = set(re.findall(r"[a-z']+", question.lower()))
-    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1:  # a pronoun, or nothing else
+    # A pronoun, nothing else, or an ellipsis ("what about going faster?", "And with
+    # Foundry?"): it asks about what the turn before asked about.
+    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1 or _ELLIPTICAL.match(question):
         subject = _subject(earlier_questions[-1])
         if subject:
             named, replaced = _PRONOUN.subn(lambda m: _naming(m.group(0), subject), question, 1)
