@@ -11,6 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from docent.agent.graph import build_graph
 from docent.agent.llm_cache import ReplyCache, decode_reply, encode_reply
 from docent.config import Settings
+from docent.cpu import single_threaded_blas
 from docent.failures import exc_fields
 from docent.models.factory import build_chat_models
 from docent.models.scoring import remember_passages
@@ -67,6 +68,7 @@ def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
     from docent.retrieval.embeddings import MiniLMEmbedder
     from docent.retrieval.recovering import RecoveringRetriever
 
+    single_threaded_blas()
     shared = shared_state(settings)
     results, replies = shared_caches(settings, shared)
     # One model, shared by the retriever and the extractive answerer.
