@@ -106,3 +106,10 @@ def test_serve_with_workers_runs_that_many_processes_on_one_port(tmp_path):
 def test_serve_refuses_zero_workers(capsys):
     assert main(["serve", "--workers", "0"]) == 2
     assert "--workers" in capsys.readouterr().err
+
+
+def test_serve_refuses_workers_where_sockets_cannot_share_a_port(monkeypatch, capsys):
+    """Off Linux, SO_REUSEPORT does not spread connections (docent/api/workers.py)."""
+    monkeypatch.setattr("docent.api.workers.spreads_connections", lambda: False)
+    assert main(["serve", "--workers", "2"]) == 2
+    assert "--workers needs Linux" in capsys.readouterr().err

@@ -155,23 +155,31 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
     import uvicorn
 
     from docent.api.app import create_app
-    from docent.api.server import server_config, worker_options
+    from docent.api.server import server_config
+    from docent.api.workers import reserve_port, serve_workers, spreads_connections
     from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
     if workers < 1:
         print("docent serve: --workers must be 1 or more", file=sys.stderr)  # noqa: T201
         return 2
+    if workers > 1 and not spreads_connections():
+        print("docent serve: --workers needs Linux, where the workers' sockets share the "  # noqa: T201
+              "port's connections; run one docent serve per port instead", file=sys.stderr)
+        return 2
     configure_logging(settings.log_level)
-    if workers > 1:
-        # Each worker process builds its own app (and deadlines) from the environment.
-        with _multiprocess_metrics():
-            uvicorn.run("docent.api.app:app_from_env", factory=True, workers=workers,
-                        **worker_options(settings, host, port))
-    else:
+    if workers == 1:
         app = create_app(settings, build_runtime)
         uvicorn.Server(server_config(app, settings, host, port)).run()
-    return 0
+        return 0
+    host, port = host or settings.host, settings.port if port is None else port
+    try:
+        guard = reserve_port(host, port)
+    except OSError as exc:
+        print(f"docent serve: cannot listen on {host}:{port}: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    with guard, _multiprocess_metrics():
+        return serve_workers(workers, host, guard.getsockname()[1])
 
 
 @contextmanager

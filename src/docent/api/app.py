@@ -208,17 +208,6 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
     return app
 
 
-def app_from_env() -> FastAPI:
-    """The app for one `docent serve --workers N` process, built from the environment."""
-    from docent.config import get_settings
-    from docent.logs import configure_logging
-    from docent.runtime import build_runtime
-
-    settings = get_settings()
-    configure_logging(settings.log_level)
-    return create_app(settings, build_runtime)
-
-
 async def _frames(runtime: Runtime, prepared: Prepared) -> AsyncIterator[dict[str, str]]:
     n = 0
     async with AsyncExitStack() as stack:

@@ -113,28 +113,3 @@ def server_config(
         # own default would trust any client on 127.0.0.1 (CONTRACT.md §5, rate limits).
         proxy_headers=False,
     )
-
-
-class EnvDeadlineH11Protocol(DeadlineH11Protocol):
-    """The deadlines of the environment's settings, for `docent serve --workers N`: each
-    worker process imports the protocol by name (a class made by `protocol_for` cannot be
-    sent to another process)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from docent.config import get_settings
-
-        super().__init__(*args, **kwargs)
-        settings = get_settings()
-        self.header_timeout = settings.header_timeout_seconds
-        self.body_timeout = settings.body_timeout_seconds
-
-
-def worker_options(settings: Settings, host: str | None, port: int | None) -> dict[str, Any]:
-    """`uvicorn.run` options for several worker processes, as `server_config` for one."""
-    return {
-        "host": host or settings.host,
-        "port": settings.port if port is None else port,
-        "log_level": settings.log_level.lower(),
-        "http": f"{__name__}:EnvDeadlineH11Protocol",
-        "proxy_headers": False,
-    }
