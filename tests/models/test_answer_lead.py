@@ -916,3 +916,15 @@ def test_a_count_is_given_next_to_what_it_counts():
                                     "prose", 0), measure)
     assert not gives_value(intent, Unit("Validator nodes halt on any divergence between the two.",
                                         "prose", 0), measure)
+
+
+def test_how_to_leads_with_what_to_use_not_with_the_question_restated():
+    # Same meaning, as many of the question's words: the statement naming what to use
+    # answers it; the other only says the question is a good one to ask.
+    text = """[1] Bigger applications (bigger-applications.md)
+When your application grows, you will want to split it across several modules.
+
+To split them, each module gets its own `APIRouter`, and the app takes every module's endpoints with `app.include_router()`."""
+    answer = compose_answer("How do I split my endpoints across several modules?",
+                            parse_references(text), fake_vectors(["module"]))
+    assert "`APIRouter`" in lead_statement(answer)

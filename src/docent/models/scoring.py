@@ -292,7 +292,7 @@ def score(
         value = sm + w_lex * lx / top + _prior(c)
         fit = _FIT_DEFINITE if intent.kind == "howto" or _definite(measure) else _FIT
         fitting = fits(intent, c.unit, measure)
-        if fitting > 0 and intent.kind == "name" and not _names_new(c.unit.text, wanted):
+        if fitting > 0 and intent.kind == "name" and not names_new(c.unit.text, wanted):
             fitting = 0  # "one single `engine` object" names only what the question does
         value += fit * fitting - _FILLER * filler
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
@@ -300,8 +300,14 @@ def score(
     return out
 
 
-def _names_new(text: str, wanted: set[str]) -> bool:
-    """Whether `text` names (in code or as an identifier) something the question does not."""
+def instructs(text: str) -> bool:
+    """Whether `text` opens by telling the reader what to do ("Install the kit with npm.")."""
+    return bool(_IMPERATIVE.match(text.lstrip("*_ ")))
+
+
+def names_new(text: str, wanted: set[str]) -> bool:
+    """Whether `text` names, in code or as an identifier, something the question (its
+    `terms`) does not: "...with `app.include_router()`" for "How do I split my app?"."""
     found = [m.group() for m in _INLINE_CODE.finditer(text)]
     found += [m.group() for m in _IDENTIFIER.finditer(text)]
     return any(not set(terms(name)) <= wanted for name in found)
