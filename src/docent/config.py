@@ -278,6 +278,11 @@ class Settings(BaseSettings):
         description="A request body must arrive whole within this time of its head, or the "
         "connection is closed.",
     )
+    keep_alive_seconds: int = Field(
+        75, ge=1, le=3600,
+        description="An idle kept-alive connection is closed after this many seconds: longer "
+        "than clients and proxies keep theirs, or a request they send on it as it closes fails.",
+    )
     sse_ping_seconds: float = Field(15.0, gt=0, le=300)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

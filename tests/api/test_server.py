@@ -166,3 +166,34 @@ def test_x_forwarded_for_names_the_client_behind_a_trusted_proxy(settings):
                            headers={"X-Forwarded-For": "198.51.100.7"}, timeout=10).status_code
                 for _ in range(4)]
     assert same == [200, 200, 200, 429]
+
+
+def _ask_on(sock: socket.socket) -> bytes:
+    """One GET /health on a kept-alive connection; the response's status line."""
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: docent\r\n\r\n")
+    reply = sock.makefile("rb")
+    status = reply.readline()
+    while reply.readline() not in (b"\r\n", b""):
+        pass
+    return status
+
+
+def test_an_idle_kept_alive_connection_lasts_the_keep_alive_setting(settings):
+    """A request on a connection idle for less than DOCENT_KEEP_ALIVE_SECONDS is answered; one
+    idle for longer is closed by the server (a client racing that close loses its request,
+    so the default outlasts clients' and proxies' own idle timeouts)."""
+    s = settings.model_copy(update={"keep_alive_seconds": 8})
+    with LiveServer(_app(s), s) as live, socket.create_connection(
+            (live.host, live.port), timeout=5) as sock:
+        assert b" 200 " in _ask_on(sock)
+        time.sleep(5.5)  # past uvicorn's own 5 s, under the setting's 8: still open
+        assert b" 200 " in _ask_on(sock)
+        assert _closed_by_server(sock) == b""  # idle past 8 s: closed
+
+
+def test_kept_alive_connections_outlast_clients_and_proxies_by_default():
+    from docent.api.server import server_config
+    from docent.config import load_settings
+
+    # httpx expires idle connections after 5 s, nginx's keepalive_timeout is 75 s.
+    assert server_config(object(), load_settings()).timeout_keep_alive >= 75

@@ -12,7 +12,7 @@ timeouts are an open uvicorn issue (#157), so docent adds them to uvicorn's h11 
 
 A connection past its deadline is closed. Nothing is timed while a response is being sent
 (a stream may last minutes) or while a kept-alive connection waits for its next request
-(uvicorn's own keep-alive timeout does that).
+(uvicorn's own keep-alive timeout does that, `DOCENT_KEEP_ALIVE_SECONDS`).
 """
 
 from __future__ import annotations
@@ -112,4 +112,7 @@ def server_config(
         # X-Forwarded-For is trusted by the app, from DOCENT_TRUSTED_PROXIES only; uvicorn's
         # own default would trust any client on 127.0.0.1 (CONTRACT.md §5, rate limits).
         proxy_headers=False,
+        # uvicorn's 5 s is httpx's own idle expiry: a client reusing a connection as the
+        # server closes it lost its request (2-3 a minute under 50 clients, bench/README.md).
+        timeout_keep_alive=settings.keep_alive_seconds,
     )
