@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/serve_bench.py --version old=SRC:DATA --version new=SRC:DATA \
         [--order old,new,new,old] [--seconds 60] [--clients 10,50] [--out FILE]
+        [--serve-args "--workers 2"] [--serve-args-for new="--workers 2"]
 
 Each version is a source tree (its `src/`, put first on PYTHONPATH), optional settings
 (`DOCENT_WORKER_THREADS=4,...`) and a data dir already
@@ -97,22 +98,33 @@ def free_port() -> int:
 
 
 def start_server(env: dict[str, str], extra: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    """`docent serve EXTRA...` on a free port, once every worker listens (a load's kept-alive
+    connections stay with the workers listening when they open)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "docent.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
          *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
+    workers = int(extra[extra.index("--workers") + 1]) if "--workers" in extra else 1
     deadline = time.time() + 180
     while time.time() < deadline:
         try:
-            if httpx.get(url + "/ready", timeout=2).status_code == 200:
+            if (httpx.get(url + "/ready", timeout=2).status_code == 200
+                    and listeners(port) >= workers):
                 return proc, url
         except httpx.HTTPError:
             pass
         time.sleep(0.3)
     proc.kill()
     raise RuntimeError("server did not become ready")
+
+
+def listeners(port: int) -> int:
+    """Sockets listening on 127.0.0.1:`port` (Linux: /proc/net/tcp)."""
+    local = f"0100007F:{port:04X}"
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1] == local and row.split()[3] == "0A")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -236,7 +248,8 @@ def run_version(name: str, spec: str, args: argparse.Namespace,
     result: dict[str, Any] = {"version": name, "load_avg_before": os.getloadavg()}
     floor = floor_ms(env, questions.chat)
     result["floor_p50"] = pct(floor, 50)
-    proc, url = start_server(env, args.serve_args.split() if args.serve_args else [])
+    serve_args = args.serve_args_for.get(name, args.serve_args)
+    proc, url = start_server(env, serve_args.split() if serve_args else [])
     try:
         result.update(asyncio.run(sequential(url, questions)))
         result["load"] = [asyncio.run(load(url, questions.everything, c, args.seconds))
@@ -283,9 +296,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--clients", default="10,50")
     ap.add_argument("--serve-args", default="", help="extra `docent serve` arguments")
+    ap.add_argument("--serve-args-for", action="append", default=[], metavar="NAME=ARGS",
+                    help="`docent serve` arguments of one version (e.g. two=--workers 2)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "serve.json")
     args = ap.parse_args()
     args.clients = [int(c) for c in args.clients.split(",") if c]
+    args.serve_args_for = dict(v.split("=", 1) for v in args.serve_args_for)
     versions = dict(v.split("=", 1) for v in args.version)
     names = list(versions)
     order = args.order.split(",") if args.order else (
