@@ -928,3 +928,16 @@ To split them, each module gets its own `APIRouter`, and the app takes every mod
     answer = compose_answer("How do I split my endpoints across several modules?",
                             parse_references(text), fake_vectors(["module"]))
     assert "`APIRouter`" in lead_statement(answer)
+
+
+def test_another_pages_statement_naming_something_does_not_take_a_how_tos_lead():
+    # The second page's statement names identifiers the question lacks, but it is about
+    # another subject (keeping keys secret); the first page's statement answers.
+    text = """[1] Getting started (index.md)
+Docent needs no API key to run with its defaults.
+
+[2] Secrets (configuration.md)
+Docent holds `GOOGLE_API_KEY` as a secret value and never shows the key."""
+    answer = compose_answer("How do I run docent without an API key?", parse_references(text),
+                            fake_vectors(["key"]))
+    assert lead_statement(answer).startswith("Docent needs no API key")

@@ -68,13 +68,13 @@ _CONTINUED = 0.06
 # A statement giving the value asked for leads when it scores this share of the best
 # (0.75: over the read sets, 0.85 led with one value fewer, none led worse).
 _VALUE_LEAD_SHARE = 0.75
-# Else, for a how-to whose best match is no instruction, a statement naming what to use
-# (code, an identifier the question does not give) leads when it scores this share of the
-# best: the best match often restates the question ("...you will want to split it across
-# several modules") instead of answering it. Over the read sets, leads with a keyword
-# +39 -9 and answers with every keyword +1 -1 (0.8: +53 -10 and +1 -2 without the
-# instruction guard; 0.9: +35 -8; for any kind of question: more leads lost, to an
-# example's names and numbers).
+# Else, for a how-to whose best match is no instruction, a statement of the same page
+# naming what to use (code, an identifier the question does not give) leads when it scores
+# this share of the best: the best match often restates the question ("...you will want to
+# split it across several modules") instead of answering it. Over the read sets, leads with
+# a keyword +39 -4 and answers with every keyword +2 -0 (from any page: +39 -9, and "Docent
+# holds `GOOGLE_API_KEY`..." led "How do I run docent without an API key?"; 0.8: +53 -10
+# without either guard; any kind of question: more leads lost, to an example's names).
 _NAMING_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
 # A lead opening with these leans on the sentence before it, which then opens the answer.
@@ -156,7 +156,7 @@ def compose_parts(
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure),
             naming and c.score >= _NAMING_LEAD_SHARE * top
-            and names_new(c.unit.text, wanted),
+            and c.page == best_match.page and names_new(c.unit.text, wanted),
             c.score - _CONTINUED * is_continuation(c.unit.text),
         ),
     )
