@@ -41,7 +41,7 @@ POLL_SECONDS = 0.5
 
 def spreads_connections() -> bool:
     """Whether sockets sharing a port with SO_REUSEPORT share its connections here."""
-    return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+    return sys.platform.startswith("linux")
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
