@@ -17,7 +17,7 @@ worker's socket closes with it.
 Workers run in their own process group, so a terminal's Ctrl-C reaches only the parent,
 which stops each worker once (a second signal would make uvicorn drop open connections);
 a worker whose parent is gone stops itself. Linux only: elsewhere `SO_REUSEPORT` does not
-spread connections, and `docent serve` falls back to uvicorn's shared socket.
+spread connections, and `docent serve --workers` says so and exits.
 """
 
 from __future__ import annotations
