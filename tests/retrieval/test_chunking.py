@@ -56,6 +56,16 @@ def test_a_link_whose_text_is_only_here_keeps_the_name_of_its_site():
     assert clean_for_embedding("Read it [here](../other-page.md).") == "Read it here."
 
 
+def test_a_here_links_path_words_are_named_only_when_asked_for():
+    from docent.retrieval.chunking import name_bare_links
+
+    text = "Get tokens [here](https://cloud.google.com/web3/faucet/somnia_shannon/v2/a.html?q=1)."
+    assert name_bare_links(text, path_words=True).startswith(
+        "Get tokens [here (cloud.google.com faucet somnia shannon)](")
+    # what is embedded and indexed keeps the site only
+    assert clean_for_embedding(text) == "Get tokens here (cloud.google.com)."
+
+
 def test_code_fence_is_never_split_and_hash_lines_inside_are_not_headings():
     code = "\n".join(f"    value_{i} = compute({i})  # step {i}" for i in range(60))
     text = (

@@ -23,7 +23,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "connection": 5, "come": 4, "check": 6, "strict": 2, "argument": 3, "parameter": 5,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
         "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3, "declar": 3,
-        "bunch": 1, "cooky": 2, "cooki": 2, "model": 8}
+        "bunch": 1, "cooky": 2, "cooki": 2, "model": 8, "self": 1, "shannon": 2,
+        "testnet": 6, "stt": 5}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -262,6 +263,16 @@ def test_the_site_a_here_link_goes_to_is_next_to_the_value():
     assert states("How much STT does the Google Cloud faucet give per day?", faucet)
     assert not states("How much STT does the Google Cloud faucet give per day?",
                       faucet.replace("[here](https://cloud.google.com", "[here](https://x.org"))
+
+
+def test_the_words_of_a_here_links_path_are_next_to_the_value():
+    # The faucet is named only in the link's path ("/faucet/somnia/shannon").
+    faucet = ("Alternatively, you can request test tokens [here](https://cloud.google.com/"
+              "application/web3/faucet/somnia/shannon), limited to 1 STT per day.")
+    asked = ("Is there a self-serve faucet for Shannon testnet tokens, and how much STT can I get "
+             "from it?")
+    assert states(asked, faucet)
+    assert not states(asked, faucet.replace("/faucet/somnia/shannon", "/x2"))
 
 
 def test_a_verb_of_getting_is_frame():

@@ -26,14 +26,29 @@ _BARE_LINK = re.compile(
     r"\((https?://(?:www\.)?([\w.-]+)[^)]*)\)",
     re.I,
 )
+_PATH_PART = re.compile(r"[/_.-]+")
+_FILE_ENDINGS = frozenset({"htm", "html", "php", "aspx", "pdf"})
 
 
-def name_bare_links(text: str) -> str:
+def name_bare_links(text: str, path_words: bool = False) -> str:
     """`text` with the site of each link whose text is only "here" or "this link" added
-    to that text: "[here (cloud.google.com)](https://cloud.google.com/...)"."""
+    to that text: "[here (cloud.google.com)](https://cloud.google.com/...)"; with
+    `path_words`, the words of its path too ("cloud.google.com application web3 faucet
+    somnia shannon"), as a reader hovering over the link would read them."""
     if "](http" not in text:
         return text
-    return _BARE_LINK.sub(lambda m: f"[{m.group(1)} ({m.group(3)})]({m.group(2)})", text)
+
+    def named(m: re.Match[str]) -> str:
+        where = m.group(3)
+        if path_words:
+            path = m.group(2).split("://", 1)[-1].partition("/")[2]
+            # Words only: not ids, versions ("v2") or file endings ("html").
+            words = [w for w in _PATH_PART.split(path.split("?", 1)[0].split("#", 1)[0])
+                     if len(w) > 2 and w.isalpha() and w.lower() not in _FILE_ENDINGS]
+            where = " ".join([where, *words])
+        return f"[{m.group(1)} ({where})]({m.group(2)})"
+
+    return _BARE_LINK.sub(named, text)
 
 
 def clean_for_embedding(text: str) -> str:

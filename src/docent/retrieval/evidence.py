@@ -256,7 +256,7 @@ def _segments(text: str) -> tuple[str, ...]:
     passages come back for related questions. A crawled table is read as the answer reads
     it, a row's cells on one line."""
     rows = "\n".join(rebuild_tables(text.splitlines()))
-    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", name_bare_links(rows))
+    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", name_bare_links(rows, path_words=True))
     return tuple(s for s in _SEGMENT.split(plain) if s.strip())
 
 
