@@ -941,3 +941,30 @@ Docent holds `GOOGLE_API_KEY` as a secret value and never shows the key."""
     answer = compose_answer("How do I run docent without an API key?", parse_references(text),
                             fake_vectors(["key"]))
     assert lead_statement(answer).startswith("Docent needs no API key")
+
+
+def test_the_same_code_in_two_passages_is_one_example():
+    # A page and another page that includes the same file: one example, shown once.
+    code = """```python
+from fastapi import FastAPI, Request
+
+app = FastAPI()
+
+@app.get("/items/{item_id}")
+def read_root(item_id: str, request: Request):
+    client_host = request.client.host
+    return {"client_host": client_host, "item_id": item_id}
+```"""
+    text = f"""[1] Using the Request directly > Use the Request object directly (request.md)
+Declare a parameter of type `Request` and read the client's host from it:
+
+{code}
+
+[2] Custom Request and APIRoute class > Accessing the request (custom-request.md)
+The same request object gives the client's address in an exception handler too:
+
+{code}"""
+    answer = compose_answer("How do I get the client's host from the request in my handler?",
+                            parse_references(text), fake_vectors(["request", "client", "host"]))
+    assert answer.count("client_host = request.client.host") == 1
+    assert "Example [1]:" in answer and "Example [2]:" not in answer

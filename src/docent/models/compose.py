@@ -203,7 +203,7 @@ def compose_parts(
     # The code block scoring best of all passages' units is shown (the how-to's own code).
     first = max(cands, key=lambda c: c.score) if intent.wants_code else None
     if (first is not None and first.unit.is_code and first.score >= lead.score
-            and all(first is not b for b in (code, extra, nested))):
+            and not any(_same(first, b) for b in (code, extra, nested))):
         code, extra = _with_example(code, extra, first)
     # "How often does it poll?": when no statement shown gives the interval ("every few
     # seconds"; a bare number is none), the code that sets it does (`refreshMs = 5000`).
@@ -282,7 +282,10 @@ def compose_parts(
 def _with_example(
     code: Candidate | None, extra: Candidate | None, block: Candidate | None
 ) -> tuple[Candidate | None, Candidate | None]:
-    """The answer's example and the one beside it, with `block` in the first free place."""
+    """The answer's example and the one beside it, with `block` in the first free place
+    (unless it shows already)."""
+    if _same(block, code) or _same(block, extra):
+        return code, extra
     if code is None:
         return block, extra
     return code, extra if extra is not None else block
@@ -304,7 +307,8 @@ def _second_block(
     offers = [
         (p, block) for p in points
         if p is not owner and (block := _code_of(p, at)) is not None
-        and id(block) not in shown and (block.lex > lex or block.score >= bar)
+        and id(block) not in shown and not any(_same(block, b) for b in showing)
+        and (block.lex > lex or block.score >= bar)
     ]
     point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
     return _nearest_before(block, points, at, point), block
@@ -343,7 +347,14 @@ def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candi
 
 def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
     """Whether `code` is another block scoring `_BETTER_CODE` more than `than`."""
-    return code is not None and code is not than and code.score > than.score + _BETTER_CODE
+    return code is not None and not _same(code, than) and code.score > than.score + _BETTER_CODE
+
+
+def _same(block: Candidate | None, other: Candidate | None) -> bool:
+    """Whether two blocks are one example: the same candidate, or the same code in two
+    passages (a page including the file another page includes too)."""
+    return block is not None and other is not None and (
+        block is other or block.unit.text == other.unit.text)
 
 
 def _cite(ref: Reference) -> str:
@@ -688,7 +699,7 @@ def _closer_match(
     shows ("...what goes in the config?" under a lead showing the install command)."""
     introduced = {id(x) for p in (lead, *points) if (x := _code_of(p, at)) is not None}
     other = _on_topic_code([c for c in cands if id(c) not in introduced], lead, points, intent)
-    if other is None or other.lex < _CODE_LEX or other.lex <= code.lex:
+    if other is None or other.lex < _CODE_LEX or other.lex <= code.lex or _same(other, code):
         return None
     return other
 
