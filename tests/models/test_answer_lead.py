@@ -968,3 +968,47 @@ The same request object gives the client's address in an exception handler too:
                             parse_references(text), fake_vectors(["request", "client", "host"]))
     assert answer.count("client_host = request.client.host") == 1
     assert "Example [1]:" in answer and "Example [2]:" not in answer
+
+
+def test_a_key_point_announcing_a_list_comes_with_the_list_or_not_at_all():
+    # The cap on key points can cut a list from the sentence announcing it.
+    from docent.models.compose import _complete, _with_lists
+
+    text = """[1] Background tasks (background-tasks.md)
+Background tasks run after returning a response. This includes, for example:
+
+* Email notifications sent after an action.
+* Processing a file a client uploaded."""
+    cands = candidates(parse_references(text))
+    intro = next(c for c in cands if c.unit.text.startswith("This includes"))
+    items = [c for c in cands if c.unit.kind == "item"]
+    assert not _complete(intro, cands, set(), {id(intro)})  # "for example:" and nothing
+    assert _with_lists([intro], cands, set()) == [intro, *items]
+    assert _complete(intro, cands, set(), {id(c) for c in [intro, *items]})
+    # a list already in the answer is not repeated
+    assert _with_lists([intro], cands, {id(items[0])}) == [intro]
+
+
+def test_a_key_point_announcing_the_example_names_it_instead_of_ending_in_a_colon():
+    text = """[1] Response cookies > Return a Response directly (response-cookies.md)
+You can create cookies when returning a `Response` directly in your code.
+
+Then set cookies in it, and then return it:
+
+```python
+response = JSONResponse(content={"message": "hi"})
+response.set_cookie(key="session", value="fake-cookie")
+return response
+```
+
+[2] Response cookies > Use a Response parameter (response-cookies.md)
+You can declare a parameter of type `Response` in your path operation function and set a cookie on the response:
+
+```python
+def create(item: Item):
+    return item
+```"""
+    answer = compose_answer("How do I set a cookie on the response I return?",
+                            parse_references(text), fake_vectors(["cookie", "response"]))
+    assert "Example [1]:" in answer
+    assert "- Then set cookies in it, and then return it (Example [1]). [1]" in answer

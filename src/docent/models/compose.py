@@ -197,7 +197,8 @@ def compose_parts(
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
-    points = [c for c in points if listed.get(id(c)) is not lead]
+    points = _with_lists(
+        [c for c in points if listed.get(id(c)) is not lead], cands, {id(c) for c in under_lead})
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
@@ -234,13 +235,17 @@ def compose_parts(
         )
         if second is not None:
             shown.add(id(second))
+        in_answer = {id(c) for c in (lead, *under_lead, *points)}
         for c in points:
             # under the point announcing it, and under the item it is nested in
             nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
             more = _tail(c, cands)
             more = None if more is None or id(more) in taken else more
             under = nested if c is owner else second if c is second_owner else None
-            complete = _complete(c, cands, shown)
+            complete = _complete(c, cands, shown, in_answer)
+            if not complete and _announces_list(c, cands):
+                if _only_announces(c):
+                    continue  # "This includes, for example:" says nothing without its list
             if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
                 complete = under is not None
@@ -262,6 +267,9 @@ def compose_parts(
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
+            if under is None and more is None and c.unit.announces:
+                # "Then set Cookies in it, and then return it:" over the answer's example
+                text = _pointing(c, cands, code, extra) or text
             # "For this reason, you would only do this on contracts called frequently": the
             # reason is the sentence before, unless the answer says it already.
             prior = _said_before(c, at)
@@ -555,13 +563,55 @@ def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
     return _neighbours(c, cands)
 
 
-def _complete(c: Candidate, cands: list[Candidate], shown: set[int]) -> bool:
-    """Whether the answer shows what the unit announces: its list (listed with it) or its
-    code (only when that code is shown); a unit announcing nothing always is."""
+def _complete(
+    c: Candidate, cands: list[Candidate], shown: set[int], in_answer: set[int]
+) -> bool:
+    """Whether the answer shows what the unit announces: its list (`in_answer` holds it)
+    or its code (`shown` holds it); a unit announcing nothing always is."""
     announced = _announced(c, cands)
     if not announced:
         return not c.unit.announces
-    return not announced[0].unit.is_code or id(announced[0]) in shown
+    if announced[0].unit.is_code:
+        return id(announced[0]) in shown
+    return any(id(f) in in_answer for f in announced)
+
+
+def _pointing(
+    c: Candidate, cands: list[Candidate], code: Candidate | None, extra: Candidate | None
+) -> str | None:
+    """A key point announcing the code the answer shows as its example, ending by naming
+    that example ("...and then return it (Example [1])."), not with a colon."""
+    announced = _announced(c, cands)
+    if not announced or not announced[0].unit.is_code:
+        return None
+    shown = next((b for b in (code, extra) if _same(announced[0], b)), None)
+    if shown is None:
+        return None
+    return f"{_closed(c.unit.text)[:-1]} (Example [{shown.ref.n}])."
+
+
+def _announces_list(c: Candidate, cands: list[Candidate]) -> bool:
+    announced = _announced(c, cands)
+    return bool(announced) and not announced[0].unit.is_code
+
+
+def _with_lists(
+    points: list[Candidate], cands: list[Candidate], listed: set[int]
+) -> list[Candidate]:
+    """`points`, each announcing a list of at most `_WHOLE_LIST` items followed by that
+    list when none of it is a key point already (the cap on key points can cut a list
+    from the sentence announcing it: "This includes, for example:" and nothing)."""
+    have = {id(c) for c in points} | listed
+    out: list[Candidate] = []
+    for c in points:
+        out.append(c)
+        if not _announces_list(c, cands):
+            continue
+        items = [f for f in _announced(c, cands) if not f.filler]
+        if items and len(items) <= _WHOLE_LIST and not any(id(f) in have for f in items):
+            out += items
+            have.update(id(f) for f in items)
+    return out
 
 
 def _closed(text: str) -> str:
