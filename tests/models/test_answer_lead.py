@@ -1012,3 +1012,29 @@ def create(item: Item):
                             parse_references(text), fake_vectors(["cookie", "response"]))
     assert "Example [1]:" in answer
     assert "- Then set cookies in it, and then return it (Example [1]). [1]" in answer
+
+
+def test_the_following_and_what_it_is_announces_like_a_colon():
+    assert Unit("First add the following javascript.", "prose", 0).announces
+    assert Unit("Run the following command:", "prose", 0).announces
+    assert not Unit("The following steps are optional.", "prose", 0).announces
+    # what it announces comes right after it
+    text = """[1] Spinning dice (dice.md)
+We are going to make the dice spin when it is clicked. First add the following javascript.
+
+```
+<script>
+  let counter = 1;
+  function spinDice() {
+    const dice = document.getElementById("dice");
+    dice.setAttribute("ry", (counter / 10 * 360) % 360);
+    counter = counter + 1;
+  }
+</script>
+```
+
+[2] Spinning dice > Click (dice.md)
+Add the onclick attribute to the dice so a click spins it."""
+    answer = compose_answer("How do I make the dice spin when it is clicked?",
+                            parse_references(text), fake_vectors(["dice", "spin"]))
+    assert "First add the following javascript. [1]\n\nExample [1]:\n\n```\n<script>" in answer

@@ -616,7 +616,7 @@ def _with_lists(
 
 def _closed(text: str) -> str:
     """A statement whose announced code is not shown, ending as a sentence, not a colon."""
-    return text.rstrip().removesuffix(":").rstrip() + "."
+    return text.rstrip().removesuffix(":").removesuffix(".").rstrip() + "."
 
 
 # Code a crawl flattened into a paragraph ("import "dotenv/config"; import { HardhatUserConfig }

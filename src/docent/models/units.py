@@ -68,8 +68,10 @@ class Unit:
 
     @property
     def announces(self) -> bool:
-        """Ends in a colon: it announces what follows ("...on every replica:")."""
-        return self.text.rstrip().endswith(":")
+        """Ends in a colon, or in "the following" and what it is ("First add the following
+        javascript."): it announces what follows ("...on every replica:")."""
+        text = self.text.rstrip()
+        return text.endswith(":") or bool(_FOLLOWING.search(text))
 
     @property
     def is_word(self) -> bool:
@@ -424,6 +426,7 @@ _LABELLED = re.compile(rf"^{_LABEL}: {_VALUE}(?:, {_VALUE})*$")
 _EMPTY_LINK = re.compile(r"\[\]\([^)]*\)")
 
 
+_FOLLOWING = re.compile(r"\bthe\s+following(?:\s+[\w-]+){0,2}\s*\.$", re.I)
 _ANNOUNCES = re.compile(r"^(?![-*+#|]|\d+[.)]\s)[^:]{12,}:$")
 _SHORT_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 # What such a line may hold: a name or a short label ("Gate.io", "Space – Jump"), no markup.
