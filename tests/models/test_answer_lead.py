@@ -985,8 +985,9 @@ Background tasks run after returning a response. This includes, for example:
     assert not _complete(intro, cands, set(), {id(intro)})  # "for example:" and nothing
     assert _with_lists([intro], cands, set()) == [intro, *items]
     assert _complete(intro, cands, set(), {id(c) for c in [intro, *items]})
-    # a list already in the answer is not repeated
-    assert _with_lists([intro], cands, {id(items[0])}) == [intro]
+    # an item the answer shows already (the lead) is not repeated
+    assert _with_lists([intro], cands, {id(items[0])}) == [intro, items[1]]
+    assert _with_lists([intro, items[1]], cands, set()) == [intro, items[1]]
 
 
 def test_a_key_point_announcing_the_example_names_it_instead_of_ending_in_a_colon():

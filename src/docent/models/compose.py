@@ -197,8 +197,8 @@ def compose_parts(
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
-    points = _with_lists(
-        [c for c in points if listed.get(id(c)) is not lead], cands, {id(c) for c in under_lead})
+    points = _with_lists([c for c in points if listed.get(id(c)) is not lead], cands,
+                         used | {id(c) for c in under_lead})
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
@@ -235,7 +235,7 @@ def compose_parts(
         )
         if second is not None:
             shown.add(id(second))
-        in_answer = {id(c) for c in (lead, *under_lead, *points)}
+        in_answer = {id(c) for c in points}  # a list shows under the point announcing it
         for c in points:
             # under the point announcing it, and under the item it is nested in
             nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
@@ -596,12 +596,12 @@ def _announces_list(c: Candidate, cands: list[Candidate]) -> bool:
 
 
 def _with_lists(
-    points: list[Candidate], cands: list[Candidate], listed: set[int]
+    points: list[Candidate], cands: list[Candidate], shown: set[int]
 ) -> list[Candidate]:
     """`points`, each announcing a list of at most `_WHOLE_LIST` items followed by that
-    list when none of it is a key point already (the cap on key points can cut a list
-    from the sentence announcing it: "This includes, for example:" and nothing)."""
-    have = {id(c) for c in points} | listed
+    list when none of it is a key point or `shown` already (the cap on key points can cut
+    a list from the sentence announcing it: "This includes, for example:" and nothing)."""
+    have = {id(c) for c in points}
     out: list[Candidate] = []
     for c in points:
         out.append(c)
@@ -609,8 +609,9 @@ def _with_lists(
             continue
         items = [f for f in _announced(c, cands) if not f.filler]
         if items and len(items) <= _WHOLE_LIST and not any(id(f) in have for f in items):
-            out += items
-            have.update(id(f) for f in items)
+            rest = [f for f in items if id(f) not in shown]  # not the lead again
+            out += rest
+            have.update(id(f) for f in rest)
     return out
 
 
