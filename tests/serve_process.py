@@ -28,6 +28,18 @@ def run_docent(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[s
                           capture_output=True, text=True, timeout=300)
 
 
+def ingested_env(tmp_path: Path) -> dict[str, str]:
+    """A settings environment whose data dir holds one ingested page (the tool-call limit),
+    rate limits off."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "limits.md").write_text("# Limits\n\nSet `DOCENT_MAX_TOOL_CALLS` to change the "
+                                    "tool-call limit; the default is 3.\n")
+    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"), DOCENT_RATE_LIMIT_ENABLED="false")
+    run_docent(env, "ingest", str(docs), "--quiet")
+    return env
+
+
 @contextmanager
 def serving(env: dict[str, str], log: Path, *args: str,
             pids: list[int] | None = None) -> Iterator[str]:

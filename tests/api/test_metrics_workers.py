@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.api.test_metrics import value
-from tests.serve_process import docent_env, run_docent, serving
+from tests.serve_process import ingested_env, serving
 
 pytestmark = pytest.mark.slow
 
@@ -55,12 +55,7 @@ def runs_in(db: Path, alone: Path) -> float:
 
 
 def test_counters_are_summed_across_workers(tmp_path):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "limits.md").write_text("# Limits\n\nSet `DOCENT_MAX_TOOL_CALLS` to change the "
-                                    "tool-call limit; the default is 3.\n")
-    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"), DOCENT_RATE_LIMIT_ENABLED="false")
-    run_docent(env, "ingest", str(docs), "--quiet")
+    env = ingested_env(tmp_path)
     asked, pids = 0, []
     with serving(env, tmp_path / "serve.log", "--workers", "2", pids=pids) as url:
         metrics_dir = multiprocess_dir(pids[0])

@@ -16,7 +16,7 @@ import pytest
 
 from tests.api.test_metrics_workers import multiprocess_dir, runs_in
 from tests.processes import free_port, terminate
-from tests.serve_process import docent_env, run_docent
+from tests.serve_process import ingested_env
 
 pytestmark = pytest.mark.slow
 
@@ -68,13 +68,7 @@ def together(url: str, clients: int) -> list[dict]:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "limits.md").write_text("# Limits\n\nSet `DOCENT_MAX_TOOL_CALLS` to change the "
-                                    "tool-call limit; the default is 3.\n")
-    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"), DOCENT_RATE_LIMIT_ENABLED="false")
-    run_docent(env, "ingest", str(docs), "--quiet")
-    return env
+    return ingested_env(tmp_path)
 
 
 def test_workers_share_the_port_and_replace_one_that_dies(env, tmp_path):

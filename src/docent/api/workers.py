@@ -56,6 +56,8 @@ def reserve_port(host: str, port: int) -> socket.socket:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
         probe.bind((host, port))
         port = probe.getsockname()[1]
+    # Not `_bound_socket`: with SO_REUSEADDR too, another server's probe (which sets it)
+    # could bind beside this guard while no worker listens yet.
     guard = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
         guard.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)

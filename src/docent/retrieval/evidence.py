@@ -256,7 +256,8 @@ def _segments(text: str) -> tuple[str, ...]:
     passages come back for related questions. A crawled table is read as the answer reads
     it, a row's cells on one line."""
     rows = "\n".join(rebuild_tables(text.splitlines()))
-    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", name_bare_links(rows, path_words=True))
+    named = name_bare_links(rows, path_words=True)
+    plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", named)
     return tuple(s for s in _SEGMENT.split(plain) if s.strip())
 
 
