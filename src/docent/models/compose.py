@@ -243,9 +243,8 @@ def compose_parts(
             more = None if more is None or id(more) in taken else more
             under = nested if c is owner else second if c is second_owner else None
             complete = _complete(c, cands, shown, in_answer)
-            if not complete and _announces_list(c, cands):
-                if _only_announces(c):
-                    continue  # "This includes, for example:" says nothing without its list
+            if not complete and _only_announces(c) and _announces_list(c, cands):
+                continue  # "This includes, for example:" says nothing without its list
             if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
                 complete = under is not None
@@ -596,20 +595,22 @@ def _announces_list(c: Candidate, cands: list[Candidate]) -> bool:
 
 
 def _with_lists(
-    points: list[Candidate], cands: list[Candidate], shown: set[int]
+    points: list[Candidate], cands: list[Candidate], above: set[int]
 ) -> list[Candidate]:
     """`points`, each announcing a list of at most `_WHOLE_LIST` items followed by that
-    list when none of it is a key point or `shown` already (the cap on key points can cut
-    a list from the sentence announcing it: "This includes, for example:" and nothing)."""
+    list when none of it is a key point already, less what shows `above` the key points
+    (the cap on key points can cut a list from the sentence announcing it: "This includes,
+    for example:" and nothing)."""
     have = {id(c) for c in points}
     out: list[Candidate] = []
     for c in points:
         out.append(c)
-        if not _announces_list(c, cands):
+        announced = _announced(c, cands)
+        if not announced or announced[0].unit.is_code:
             continue
-        items = [f for f in _announced(c, cands) if not f.filler]
+        items = [f for f in announced if not f.filler]
         if items and len(items) <= _WHOLE_LIST and not any(id(f) in have for f in items):
-            rest = [f for f in items if id(f) not in shown]  # not the lead again
+            rest = [f for f in items if id(f) not in above]  # not the lead again
             out += rest
             have.update(id(f) for f in rest)
     return out

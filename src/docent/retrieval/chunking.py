@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit
 
 from docent.retrieval.markdown import LIST_ITEM, Block, Section, parse_markdown
 from docent.retrieval.types import Chunk
@@ -41,9 +42,8 @@ def name_bare_links(text: str, path_words: bool = False) -> str:
     def named(m: re.Match[str]) -> str:
         where = m.group(3)
         if path_words:
-            path = m.group(2).split("://", 1)[-1].partition("/")[2]
             # Words only: not ids, versions ("v2") or file endings ("html").
-            words = [w for w in _PATH_PART.split(path.split("?", 1)[0].split("#", 1)[0])
+            words = [w for w in _PATH_PART.split(urlsplit(m.group(2)).path)
                      if len(w) > 2 and w.isalpha() and w.lower() not in _FILE_ENDINGS]
             where = " ".join([where, *words])
         return f"[{m.group(1)} ({where})]({m.group(2)})"
