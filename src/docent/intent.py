@@ -22,6 +22,9 @@ _HOWTO = re.compile(
     r"|\bis\s+there\s+(?:a|an|any)\s+(?:\w+\s+)?way\b|\bwhat\s+(?:do|should)\s+i\s+(?:do|use|run|put|add|write)\b"
     r"|\bwhere\s+(?:do|should|can)\s+i\s+(?:put|add|set|configure|define|declare|place)\b"
     r"|^\s*(?:show\s+me\s+how|explain\s+how\s+to)\b"
+    # "...blocked by CORS. What's the workaround?": a way around it is a how-to
+    r"|\b(?:what(?:'s|\s+is|\s+are)|is\s+there|are\s+there)\s+(?:(?:the|a|an|any|my)\s+)?"
+    r"(?:\w+\s+)?(?:work-?arounds?|fix(?:es)?|solutions?|remed(?:y|ies))\s*(?:\?|$|for\b|to\b)"
     # "Can I run both in one process? How?": a bare "how" asks how to
     r"|(?:^|[.!?,;]\s*|\b(?:and|so|if\s+so|if\s+yes|but)\s+)how\s*\?",
     re.I,

@@ -360,6 +360,10 @@ def test_statements_about_the_product_are_not_filler(text):
     # typed without the apostrophe, or with a curly one
     ("whats the contract address for wrapped SOMI on mainnet?", "value"),
     ("What’s the default port?", "value"),
+    # a way around a problem is a how-to
+    ("The browser blocks my page with a CORS error. What's the workaround?", "howto"),
+    ("Is there a fix for the stale cache?", "howto"),
+    ("What solutions does the platform offer to game studios?", "other"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
@@ -1039,3 +1043,62 @@ Add the onclick attribute to the dice so a click spins it."""
     answer = compose_answer("How do I make the dice spin when it is clicked?",
                             parse_references(text), fake_vectors(["dice", "spin"]))
     assert "First add the following javascript. [1]\n\nExample [1]:\n\n```\n<script>" in answer
+
+
+PROXY_PAGE = """[1] Subgraph UI > Create an API route (subgraph-ui.md)
+Since the subgraph API refuses calls from browsers, we use an API route as a proxy.
+
+Create the file `api/proxy/route.ts` with the following code:
+
+```
+export async function POST(req) {
+  return fetch(SUBGRAPH_URL, {headers: {"Client-ID": CLIENT_ID}});
+}
+```"""
+
+PROXY_QUESTION = "The browser blocks my subgraph calls. What's the workaround?"
+
+
+def test_a_how_to_lead_comes_with_the_next_step_and_the_code_it_announces():
+    # The lead says what to do; the next paragraph, a step announcing code, says how.
+    answer = compose_answer(PROXY_QUESTION, parse_references(PROXY_PAGE),
+                            fake_vectors(["proxy", "browser"]))
+    assert lead_statement(answer) == (
+        "Since the subgraph API refuses calls from browsers, we use an API route as a proxy. "
+        "Create the file `api/proxy/route.ts` with the following code: [1]")
+    assert 'Example [1]:\n\n```\nexport async function POST(req) {' in answer
+
+
+def test_the_next_steps_code_does_not_replace_a_block_matching_the_question_better():
+    text = PROXY_PAGE + """
+
+[2] Subgraph UI > Proxy for browsers (subgraph-ui.md)
+```
+// proxy every browser call to the subgraph
+app.use("/subgraph", proxy(SUBGRAPH_URL));
+```"""
+    answer = compose_answer(PROXY_QUESTION, parse_references(text),
+                            fake_vectors(["proxy", "browser"]))
+    assert lead_statement(answer) == (
+        "Since the subgraph API refuses calls from browsers, we use an API route as a proxy. [1]")
+
+
+def test_a_key_points_own_code_still_shows_under_it_beside_the_next_steps_code():
+    text = PROXY_PAGE + """
+
+[2] Subgraph UI > Show the data (subgraph-ui.md)
+Each browser screen reads what the proxy returns through the provider that shares it:
+
+```
+function App({ Component, pageProps }) {
+  return (
+    <DataProvider>
+      <Component {...pageProps} />
+    </DataProvider>
+  );
+}
+```"""
+    answer = compose_answer(PROXY_QUESTION, parse_references(text),
+                            fake_vectors(["proxy", "browser"]))
+    assert "with the following code: [1]" in lead_statement(answer)
+    assert "shares it: [2]\n\n  ```\n  function App(" in answer

@@ -166,6 +166,16 @@ def compose_parts(
         used.add(id(tail))
     at = {(c.ref.n, c.pos): c for c in cands}
     code = _code_of(lead, at)
+    stepped = False
+    if code is None and tail is None and intent.wants_code:
+        # "...we'll use a NextJS API route to act as a proxy." then, as the next paragraph,
+        # "Update the `route.ts` file with the following code:": the step and the code show,
+        # when no other block matches the question better.
+        step, step_code = _step_after(lead, at)
+        if step_code is not None and step_code.score >= max(
+                c.score for c in cands if c.unit.is_code):
+            tail, code, stepped = step, step_code, True
+            used.add(id(step))
     said = _said_before(lead, at)
     if said is not None:
         used.add(id(said))
@@ -177,7 +187,7 @@ def compose_parts(
     # Code a key point introduces goes right under that point, not after the lead, where
     # it would read as the answer's example and leave the point ending in a colon.
     by_score = sorted(points, key=lambda c: -c.score)
-    owner, nested = (None, None) if code else next(
+    owner, nested = (None, None) if code and not stepped else next(
         ((p, after) for p in by_score if (after := _code_of(p, at)) is not None),
         (None, None),
     )
@@ -707,6 +717,22 @@ def _code_before(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Cand
         return None
     before = at.get((n, start - 2))
     return None if before is not None and before.unit.announces else code
+
+
+def _step_after(
+    lead: Candidate, at: dict[tuple[int, int], Candidate]
+) -> tuple[Candidate | None, Candidate | None]:
+    """The paragraph right after a lead when it is one sentence announcing a code block,
+    and that block; (None, None) otherwise."""
+    step = at.get((lead.ref.n, lead.pos + 1))
+    if (step is None or step.unit.kind != "prose" or step.unit.block == lead.unit.block
+            or not step.unit.announces or step.filler):
+        return None, None
+    after = at.get((lead.ref.n, lead.pos + 2))
+    if after is not None and after.unit.kind == "prose" and after.unit.block == step.unit.block:
+        return None, None  # a paragraph of several sentences is no single step
+    code = _code_after(step, at)
+    return (step, code) if code is not None else (None, None)
 
 
 def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
