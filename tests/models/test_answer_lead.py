@@ -1102,3 +1102,52 @@ function App({ Component, pageProps }) {
                             fake_vectors(["proxy", "browser"]))
     assert "with the following code: [1]" in lead_statement(answer)
     assert "shares it: [2]\n\n  ```\n  function App(" in answer
+
+
+DEBUGGING_PAGES = """[1] Debugging > Run with your debugger (debugging.md)
+It will then start the server with your code and stop at your breakpoints.
+
+[2] Debugging (debugging.md)
+```python
+import uvicorn
+from fastapi import FastAPI
+
+app = FastAPI()
+
+if __name__ == "__main__":
+    uvicorn.run(app)  # COMMENT
+```
+
+[3] First steps (first-steps.md)
+The editor extension shows your breakpoints and your debugger next to your code.
+
+```python
+from fastapi import FastAPI
+
+app = FastAPI()
+# the debugger stops at breakpoints in your code
+```"""
+DEBUGGING_QUESTION = "How can I stop at breakpoints in my code with a debugger?"
+
+
+def test_the_leads_page_shows_its_own_code_beside_another_pages_block():
+    # The lead's page's block scores a little below another quoted page's: it is the
+    # example, and the other page's block stays under the key point introducing it.
+    text = DEBUGGING_PAGES.replace("COMMENT", "stops at breakpoints")
+    answer = compose_answer(DEBUGGING_QUESTION, parse_references(text),
+                            fake_vectors(["breakpoint", "debugger"]))
+    assert "Example [2]:\n\n```python\nimport uvicorn" in answer
+    assert "next to your code. [3]\n\n  ```python\n  from fastapi import FastAPI" in answer
+
+
+def test_the_leads_page_shows_its_code_only_when_it_scores_near_the_best(monkeypatch):
+    # Here the lead's page's block scores 0.88 of the other page's: below a share of 0.9,
+    # the answer is as if the lead's page had no block.
+    from docent.models import compose
+
+    text = DEBUGGING_PAGES.replace("COMMENT", "breakpoint")
+    vectors = fake_vectors(["breakpoint", "debugger"])
+    assert "Example [2]:" in compose_answer(DEBUGGING_QUESTION, parse_references(text), vectors)
+    monkeypatch.setattr(compose, "_OWN_CODE_SHARE", 0.9)
+    answer = compose_answer(DEBUGGING_QUESTION, parse_references(text), vectors)
+    assert "uvicorn.run" not in answer

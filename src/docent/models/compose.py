@@ -113,6 +113,9 @@ _HOWTO_CODE_SHARE = 0.65
 _CODE_LEX = 0.9
 # ... and shown beside a key point's own block when it scores this much more than that one.
 _BETTER_CODE = 0.1
+# The lead's page's best on-topic block is the example when it scores at least this share
+# of the best on-topic block of all quoted pages.
+_OWN_CODE_SHARE = 0.85
 # A how-to's second key point shows its code when that scores this share of the best shown.
 _SECOND_CODE_SHARE = 0.9
 
@@ -198,7 +201,7 @@ def compose_parts(
     best = _on_topic_code(cands, lead, points, intent)
     extra = None
     if code is None:
-        if nested is None or _clearly_better(best, nested):
+        if nested is None or _clearly_better(best, nested) or _own_over(best, nested, lead):
             code = best
     elif _clearly_better(best, code) and all(_code_of(p, at) is not best for p in points):
         extra = best
@@ -360,6 +363,11 @@ def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candi
             and at[(lead.ref.n, lead.pos - 2)].unit.block == before.unit.block):
         return None  # the paragraph before says more than one thing
     return before
+
+
+def _own_over(code: Candidate | None, other: Candidate, lead: Candidate) -> bool:
+    """Whether `code` is of the lead's page and `other` of another page."""
+    return code is not None and code.page == lead.page != other.page
 
 
 def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
@@ -765,7 +773,13 @@ def _on_topic_code(
         return c.ref.n not in prose and strong and matching
 
     code = [c for c in cands if c.unit.is_code and on_topic(c)]
-    return max(code, key=lambda c: c.score, default=None)
+    best = max(code, key=lambda c: c.score, default=None)
+    own = max((c for c in code if c.page == lead.page), key=lambda c: c.score, default=None)
+    # The lead's page's own code ("Debugging": `uvicorn.run(app)` under `__main__`) over
+    # another quoted page's block scoring a little higher (the "First Steps" app).
+    if own is not None and best is not None and own.score >= _OWN_CODE_SHARE * best.score:
+        return own
+    return best
 
 
 def _closer_match(
