@@ -558,3 +558,31 @@ def test_one_more_chunk_of_the_best_page_joins_when_it_ranks_high(
 
     assert sections(2) == ["Constants", "Layout", "Overview"]
     assert sections(1) == ["Layout", "Overview"]
+
+
+def _pinned_team_corpus(tmp_path):
+    files = {
+        f"pins-{name}.md": f"# Pins {name}\n\nA team on an old pin sees Depends blow up when "
+        f"the pin is old, as {name} notes.\n"
+        for name in ("ada", "bo", "cy", "di", "ed", "flo")
+    }
+    files["annotated.md"] = ("# Annotated\n\nSupport for Annotated started in version 0.95.0 "
+                             "of the framework.\n")
+    return write_docs(tmp_path / "docs", files)
+
+
+def test_a_scene_pulling_the_search_away_from_the_value_asked_is_searched_without(
+    tmp_path, data_settings, fake_embedder
+):
+    # The scene's words rank its pages first, and they give no version; the asking
+    # sentence alone finds the page that does, before the question counts as uncovered.
+    ingest_path(_pinned_team_corpus(tmp_path), data_settings, embedder=fake_embedder,
+                progress=False)
+    # coverage off: the whole question's passages fail only the value check
+    retriever = _retriever(data_settings, fake_embedder, check_names=False, expand=0,
+                           min_coverage=0.0)
+    scene = "Our team is on an old pin and Depends blows up on the old pin. "
+    hits = retriever.search(scene + "Starting with which version is Annotated supported?", 1)
+    assert [h.chunk.source_file for h in hits][:1] == ["annotated.md"]
+    # an asking part too short to stand alone leans on the scene: still refused
+    assert retriever.search(scene + "Since which version?", 1) == []

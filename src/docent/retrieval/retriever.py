@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024
 # Unknown words that move the question's vector less than this are incidental paraphrase.
 _INCIDENTAL_SHIFT = 0.1
+# A question's asking part searched alone, when the whole's passages miss the value it asks
+# for, has at least this many words: a shorter one leans on the scene before it.
+_MIN_ASKED_WORDS = 6
 # ... and unknown names that move it less than this are the user's own, named in passing
 # (measured over 36 questions naming one: answerable ones 0.006-0.018 below it, and 0.057
 # and 0.075; questions the docs cannot answer 0.041 and above).
@@ -196,7 +199,7 @@ class HybridRetriever:
         # figures next to "how many queries per month" of a service they are not about.
         if hits and self.check_values and not self.states_value(
                 query, _value_evidence(hits, k), fingerprint):
-            return []  # it asks for a value no passage gives
+            return self._asked_alone(query, k)  # else it asks for a value no passage gives
         # A passage ending "...run the command:" gets the command that opens its page's next
         # chunk; the checks above read the passages as indexed.
         hits = [Hit(completed(h.chunk, index.following.get(h.chunk.chunk_id)), h.score)
@@ -204,6 +207,17 @@ class HybridRetriever:
         if current:  # answered while the new index was on its way: not for the cache
             self._cache.put(key, hits)
         return hits
+
+    def _asked_alone(self, query: str, k: int) -> list[Hit]:
+        """The hits for the part of `query` that asks, when a scene comes before it and the
+        passages found for the whole do not cover it: the scene can pull the search away
+        from what is asked ("Team is on an old pin and `Annotated[...]` blows up. Starting
+        with which version is Annotated supported?"). [] when there is no scene, or when
+        the asking part is too short to stand alone ("...what's the warm-up threshold?")."""
+        asked = asked_part(query)
+        if asked == query or len(asked.split()) < _MIN_ASKED_WORDS:
+            return []
+        return self.search(asked, k)
 
     def query_vector(self, text: str) -> np.ndarray:
         """The embedding of `text` (whitespace-normalised), from a small cache when recent."""
