@@ -209,11 +209,12 @@ class HybridRetriever:
         return hits
 
     def _asked_alone(self, query: str, k: int) -> list[Hit]:
-        """The hits for the part of `query` that asks, when a scene comes before it and the
-        passages found for the whole do not cover it: the scene can pull the search away
-        from what is asked ("Team is on an old pin and `Annotated[...]` blows up. Starting
-        with which version is Annotated supported?"). [] when there is no scene, or when
-        the asking part is too short to stand alone ("...what's the warm-up threshold?")."""
+        """The hits for the part of `query` that asks, when a scene comes before it and no
+        passage found for the whole states the value it asks for: the scene can pull the
+        search away from what is asked ("Team is on an old pin and `Annotated[...]` blows
+        up. Starting with which version is Annotated supported?"). [] when there is no
+        scene, or when the asking part is too short to stand alone ("...what's the warm-up
+        threshold?")."""
         asked = asked_part(query)
         if asked == query or len(asked.split()) < _MIN_ASKED_WORDS:
             return []
