@@ -42,13 +42,13 @@ log = logging.getLogger(__name__)
 _QUERY_VECTORS = 1024
 # Unknown words that move the question's vector less than this are incidental paraphrase.
 _INCIDENTAL_SHIFT = 0.1
-# A question's asking part searched alone, when the whole's passages miss the value it asks
-# for, has at least this many words: a shorter one leans on the scene before it.
-_MIN_ASKED_WORDS = 6
 # ... and unknown names that move it less than this are the user's own, named in passing
 # (measured over 36 questions naming one: answerable ones 0.006-0.018 below it, and 0.057
 # and 0.075; questions the docs cannot answer 0.041 and above).
 _INCIDENTAL_NAME_SHIFT = 0.025
+# A question's asking part searched alone, when the whole's passages miss the value it asks
+# for, has at least this many words: a shorter one leans on the scene before it.
+_MIN_ASKED_WORDS = 6
 # Stored vectors read back per chunk, kept for the chunks asked for most recently: reading
 # a passage's unit vectors from Chroma was a third of composing an answer. A chunk's unit
 # vectors are ~12 KB, its own 1.5 KB. `warm_up` reads those of up to WARM_CHUNKS chunks.
