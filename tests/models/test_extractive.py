@@ -250,6 +250,26 @@ def test_a_flattened_table_of_code_cells_is_rebuilt():
         "`Panic(uint256)` — Selector: `0x4e487b71` — Description: Internal error"]
 
 
+def test_what_a_page_shows_nothing_for_is_not_quoted():
+    # A crawl's empty link after a URL read "<url>(url)" in answers once the brackets went,
+    # an image with no text "!(url)"; bold markers around nothing and zero-width spaces are
+    # noise too. Code keeps them.
+    body = "\n\n".join([
+        "Try it live -> <https://mml.example/dice>[](https://mml.example/dice) in a browser.",
+        "The toasts are **non-intrusive** and**** modal alerts are not.",
+        "- \u200bTOTAL supply: 100%",
+        "Pick the token (USDC, ETH)![](https://img.example/a.png) and send.",
+        "```\nconst empty = '[](x)' + '****';\n```",
+    ])
+    assert [u.text for u in split_units(body)] == [
+        "Try it live -> <https://mml.example/dice> in a browser.",
+        "The toasts are **non-intrusive** and modal alerts are not.",
+        "TOTAL supply: 100%",
+        "Pick the token (USDC, ETH) and send.",
+        "```\nconst empty = '[](x)' + '****';\n```",
+    ]
+
+
 def test_a_label_standing_before_its_links_or_address_is_one_unit_with_them():
     # A crawled key-value list: each label alone, then its value(s), each only a link, a
     # URL or an address (all of which alone are dropped as page chrome).

@@ -183,6 +183,13 @@ def _is_label(text: str) -> bool:
             and not _LABELLED.match(text))
 
 
+# What reads as noise in a quote: a crawl's empty link after a URL ("<https://mml.io/...>[](
+# https://mml.io/...)"), or an image with no text in a sentence, which an answer shows as a
+# bare "(https://...)" or "!(https://...)" once the empty brackets go; bold markers around
+# nothing ("and**** modal"); zero-width spaces.
+_UNSHOWN = re.compile(r"!?\[\]\([^()\s]*\)|(?<!\*)\*\*\*\*(?!\*)|[\u200b\u200c\u200d\ufeff]")
+
+
 def split_units(body: str) -> list[Unit]:
     """A passage as answer units: sentences, list items, table rows and whole code blocks.
 
@@ -205,13 +212,14 @@ def split_units(body: str) -> list[Unit]:
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
         if kind != "code":
-            text = _ANSWER_LABEL.sub("", text)  # FAQ pages: "A: The limit is 3."
+            text = _ANSWER_LABEL.sub("", _UNSHOWN.sub("", text))  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text) or (
                 kind == "item" and _one_word(text) and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
-        text = untag(" ".join(paragraph).strip())  # before a title's "." can end a sentence
+        # untag before a title's "." can end a sentence
+        text = _UNSHOWN.sub("", untag(" ".join(paragraph).strip()))
         paragraph.clear()
         if text:
             kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
@@ -423,7 +431,6 @@ _VALUE_LINE = re.compile(rf"^{_VALUE}(?:\[\]\([^)]*\))?$")
 _LABEL = r"[A-Za-z][^!?:;|<>\[\]`#*]{0,48}(?<![.,])"  # "EntryPoint v0.7", no sentence
 _LABEL_LINE = re.compile(rf"^{_LABEL}$")
 _LABELLED = re.compile(rf"^{_LABEL}: {_VALUE}(?:, {_VALUE})*$")
-_EMPTY_LINK = re.compile(r"\[\]\([^)]*\)")
 
 
 _FOLLOWING = re.compile(r"\bthe\s+following(?:\s+[\w-]+){0,2}\s*\.$", re.I)
@@ -486,8 +493,7 @@ def _labelled_values(lines: list[str]) -> list[str]:
                 values.append(lines[k].strip())
                 j = k + 1
             if values and j - i >= 3:  # each value on a line of its own, after a blank
-                shown = [_EMPTY_LINK.sub("", v) for v in values]  # "<url>[](url)": the url
-                out += [f"{label}: {', '.join(shown)}", ""]
+                out += [f"{label}: {', '.join(values)}", ""]  # "<url>[](url)": see _UNSHOWN
                 i = j
                 continue
         out.append(lines[i])
