@@ -253,11 +253,12 @@ def test_a_flattened_table_of_code_cells_is_rebuilt():
 def test_what_a_page_shows_nothing_for_is_not_quoted():
     # A crawl's empty link after a URL read "<url>(url)" in answers once the brackets went,
     # an image with no text "!(url)"; bold markers around nothing and zero-width spaces are
-    # noise too. Code keeps them.
+    # noise too, and so are the stars of a crawl's bold code span. Code keeps them.
     body = "\n\n".join([
         "Try it live -> <https://mml.example/dice>[](https://mml.example/dice) in a browser.",
         "The toasts are **non-intrusive** and**** modal alerts are not.",
         "- \u200bTOTAL supply: 100%",
+        "- `**chainKey**`**:** `somnia`",
         "Pick the token (USDC, ETH)![](https://img.example/a.png) and send.",
         "```\nconst empty = '[](x)' + '****';\n```",
     ])
@@ -265,6 +266,7 @@ def test_what_a_page_shows_nothing_for_is_not_quoted():
         "Try it live -> <https://mml.example/dice> in a browser.",
         "The toasts are **non-intrusive** and modal alerts are not.",
         "TOTAL supply: 100%",
+        "`chainKey`**:** `somnia`",
         "Pick the token (USDC, ETH) and send.",
         "```\nconst empty = '[](x)' + '****';\n```",
     ]
@@ -787,7 +789,7 @@ def test_faq_answer_labels_are_not_part_of_the_answer():
 
 def test_a_label_with_its_value_is_content_not_chrome():
     units = [u.text for u in split_units("* `**EID**`**:** `30380`\n* Copy\n\nNext")]
-    assert units == ["`**EID**`**:** `30380`"]
+    assert units == ["`EID`**:** `30380`"]
 
 
 def test_a_link_saying_what_its_page_teaches_is_content():

@@ -188,6 +188,13 @@ def _is_label(text: str) -> bool:
 # bare "(https://...)" or "!(https://...)" once the empty brackets go; bold markers around
 # nothing ("and**** modal"); zero-width spaces.
 _UNSHOWN = re.compile(r"!?\[\]\([^()\s]*\)|(?<!\*)\*\*\*\*(?!\*)|[\u200b\u200c\u200d\ufeff]")
+# A crawl's bold code span ("`**chainKey**`**:** `somnia`"): the stars show inside a code span.
+_BOLD_CODE = re.compile(r"`\*\*([^`*\n]+)\*\*`")
+
+
+def _shown(text: str) -> str:
+    """Prose as a reader sees it on the page, less the noise (`_UNSHOWN`, `_BOLD_CODE`)."""
+    return _BOLD_CODE.sub(r"`\1`", _UNSHOWN.sub("", text))
 
 
 def split_units(body: str) -> list[Unit]:
@@ -212,14 +219,14 @@ def split_units(body: str) -> list[Unit]:
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
         if kind != "code":
-            text = _ANSWER_LABEL.sub("", _UNSHOWN.sub("", text))  # FAQ pages: "A: The limit is 3."
+            text = _ANSWER_LABEL.sub("", _shown(text))  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text) or (
                 kind == "item" and _one_word(text) and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
         # untag before a title's "." can end a sentence
-        text = _UNSHOWN.sub("", untag(" ".join(paragraph).strip()))
+        text = _shown(untag(" ".join(paragraph).strip()))
         paragraph.clear()
         if text:
             kept = [s for s in sentences(text) if not is_chrome(s) and not _is_label(s)]
@@ -493,7 +500,7 @@ def _labelled_values(lines: list[str]) -> list[str]:
                 values.append(lines[k].strip())
                 j = k + 1
             if values and j - i >= 3:  # each value on a line of its own, after a blank
-                out += [f"{label}: {', '.join(values)}", ""]  # "<url>[](url)": see _UNSHOWN
+                out += [f"{label}: {', '.join(values)}", ""]  # "<url>[](url)": see _shown
                 i = j
                 continue
         out.append(lines[i])
