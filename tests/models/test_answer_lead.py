@@ -1151,3 +1151,39 @@ def test_the_leads_page_shows_its_code_only_when_it_scores_near_the_best(monkeyp
     monkeypatch.setattr(compose, "_OWN_CODE_SHARE", 0.9)
     answer = compose_answer(DEBUGGING_QUESTION, parse_references(text), vectors)
     assert "uvicorn.run" not in answer
+
+
+OWN_DOCS = """[1] Getting started > Your own documentation (getting-started.md)
+Ingest your own folder of documentation files with `docent ingest`, then start the server with `docent serve`:
+
+```bash
+docent ingest path/to/your/docs
+docent serve
+```
+
+Add `--reset` to rebuild the index from scratch instead of updating it.
+Use `--reset` when switching the server to your own docs, so that the index holds only your files."""
+
+
+def test_a_how_to_whose_best_match_is_code_leads_with_the_sentence_announcing_it():
+    # The commands match the question best; "Use `--reset` when switching the server to
+    # your own docs" shares more of its words than the sentence announcing them.
+    answer = compose_answer("How do I serve my own docs?", parse_references(OWN_DOCS),
+                            fake_vectors(["doc"]))
+    assert lead_statement(answer).startswith("Ingest your own folder of documentation files")
+    assert "docent ingest path/to/your/docs" in answer
+
+
+def test_a_short_step_announcing_the_best_code_does_not_lead():
+    # "First import `Cookie`:" is a step of the how, not the answer to it.
+    text = """[1] Cookie parameters (cookies.md)
+You can define cookie parameters the same way you define `Query` parameters.
+
+First import `Cookie`:
+
+```python
+from fastapi import Cookie, FastAPI
+```"""
+    answer = compose_answer("How do I use Cookie from fastapi?", parse_references(text),
+                            fake_vectors(["cookie"]))
+    assert lead_statement(answer).startswith("You can define cookie parameters")

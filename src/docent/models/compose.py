@@ -76,6 +76,9 @@ _VALUE_LEAD_SHARE = 0.75
 # holds `GOOGLE_API_KEY`..." led "How do I run docent without an API key?"; 0.8: +53 -10
 # without either guard; any kind of question: more leads lost, to an example's names).
 _NAMING_LEAD_SHARE = 0.85
+# A how-to's best block outscoring every statement: the sentence announcing it may lead
+# (over the read sets: leads +4 -2, keywords unchanged).
+_INTRO_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
 # A lead opening with these leans on the sentence before it, which then opens the answer.
 _POINTS_BACK = re.compile(
@@ -152,14 +155,17 @@ def compose_parts(
     # A how-to's best match that already says what to do ("Install the kit with npm.") keeps
     # the lead; else one naming what to use may take it.
     naming = intent.kind == "howto" and not instructs(best_match.unit.text)
+    at = {(c.ref.n, c.pos): c for c in cands}
+    intro = _intro_of_best_code(cands, at, top) if intent.kind == "howto" else None
     lead = max(
         prose,
         key=lambda c: (
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure),
-            naming and c.score >= _NAMING_LEAD_SHARE * top
-            and c.page == best_match.page and names_new(c.unit.text, wanted),
+            (naming and c.score >= _NAMING_LEAD_SHARE * top
+             and c.page == best_match.page and names_new(c.unit.text, wanted))
+            or (c is intro and c.score >= _INTRO_LEAD_SHARE * top),
             c.score - _CONTINUED * is_continuation(c.unit.text),
         ),
     )
@@ -167,7 +173,6 @@ def compose_parts(
     tail = _tail(lead, cands)
     if tail is not None:
         used.add(id(tail))
-    at = {(c.ref.n, c.pos): c for c in cands}
     code = _code_of(lead, at)
     stepped = False
     if code is None and tail is None and intent.wants_code:
@@ -725,6 +730,22 @@ def _code_before(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Cand
         return None
     before = at.get((n, start - 2))
     return None if before is not None and before.unit.announces else code
+
+
+def _intro_of_best_code(
+    cands: list[Candidate], at: dict[tuple[int, int], Candidate], top: float
+) -> Candidate | None:
+    """The sentence announcing the best-scoring code block, when that block scores above
+    every statement ("Ingest your own folder ... with `docent ingest`, then start the
+    server with `docent serve`:" over the two commands); None otherwise."""
+    code = max((c for c in cands if c.unit.is_code), key=lambda c: c.score, default=None)
+    if code is None or code.score < top:
+        return None
+    intro = at.get((code.ref.n, code.pos - 1))
+    if (intro is None or not intro.unit.announces
+            or len(intro.unit.text.split()) < _MIN_ANNOUNCING_WORDS):
+        return None  # "First import `Cookie`:" is a step, no answer
+    return intro
 
 
 def _step_after(
