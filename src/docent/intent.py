@@ -216,6 +216,11 @@ _RATE = r"\b[a-z]{3,}s[\s-]+per[\s-]+(?:second|sec|minute|min|hour|day|block)\b"
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
          r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
+# "How long can a QUESTION be?" asks for a length of text, not a time.
+_TEXTS = r"(?:question|prompt|query|name|title|text|password|input|description|label|line)"
+_LONG_TEXT = (r"how\s+long\s+(?:can|may|could|should|must|is|are)\s+"
+              r"(?:(?:a|an|the|my|our|one|each|your|its|their)\s+)?(?:[\w-]+\s+)?(?:"
+              + _TEXTS + "|" + _DATA + r")s?\s+(?:allowed\s+to\s+)?be\b")
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
@@ -226,7 +231,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?"
                            r"(?:versions?|releases?(?!\s+notes?\b))\b|\bsince\s+which\b")),
     ("duration", re.compile(
-        r"\bhow\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
+        r"\b(?!" + _LONG_TEXT + r")how\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
         r"|\bhow\s+many\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\bin\s+(?:milliseconds|seconds|minutes|hours|days|weeks|months|years)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w'’-]+\s+){0,3}?(?:duration|"
@@ -239,7 +244,7 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?(?:price|pricing|cost|"
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
     ("size", re.compile(
-        r"\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
+        r"\b" + _LONG_TEXT + r"|\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
         r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
         r"|\b(?:size|memory|disk\s+space|storage|ram|max[-_]size)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data

@@ -593,3 +593,16 @@ def test_a_thing_named_in_camel_case_must_be_next_to_the_value():
     assert not states(question, sse, section="Server-Sent Events")
     assert states(question, sse.replace("Server-Sent Events", "WebSocket connections"))
     assert states(question, sse, section="WebSocket")  # the heading names it
+
+
+def test_how_long_a_text_may_be_asks_for_a_length_not_a_time():
+    for question in ("How long can a question be?", "how long can my prompt be before it is "
+                     "rejected?", "How long are log lines allowed to be?"):
+        assert measure_of(question).kind == "size", question
+    for question in ("How long is the session kept?", "How long can a session stay idle?"):
+        assert measure_of(question).kind == "duration", question
+    # "...the default is 10000" in characters answers it; 30 minutes does not
+    assert states("How long can a question be?",
+                  "The longest question accepted is 10000 characters.")
+    assert not states("How long can a question be?",
+                      "A question's session expires after 30 minutes.")
