@@ -103,6 +103,12 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
     assert condense_query("Android devices run it?", ["What is docent?"]) == (
         "Android devices run docent?")
     assert condense_query("anything", []) == "anything"
+    # a third turn: the second one standalone first, so the first turn's subject is kept
+    chain = ["What is the Shannon testnet?", "What chain ID does it use?"]
+    assert condense_query("And the RPC URL?", chain) == (
+        "What chain ID does the Shannon testnet use? And the RPC URL?")
+    assert condense_query("Is it free?", [*chain, "And the RPC URL?"]) == (
+        "What chain ID does the Shannon testnet use? And the RPC URL? Is it free?")
     # a short question that names its own subject stands alone
     assert condense_query("What is the default turn limit?", ["How do I change the tool-call limit?"]) == (
         "What is the default turn limit?")

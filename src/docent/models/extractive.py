@@ -73,19 +73,21 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     """A standalone question for a follow-up that leans on the previous turn: its first
     pronoun replaced by what that turn asked about ("What chain ID does it use?" after
     "What is the Shannon testnet?": "What chain ID does the Shannon testnet use?"), else
-    the previous question prefixed."""
+    the previous question prefixed; the previous question standalone in turn, so a third
+    turn ("And the RPC URL?") still knows what the first was about."""
     if not earlier_questions:
         return question
     words = set(re.findall(r"[a-z']+", question.lower()))
     # A pronoun, nothing else, or an ellipsis ("what about going faster?", "And with
     # Foundry?"): it asks about what the turn before asked about.
     if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1 or _ELLIPTICAL.match(question):
-        subject = _subject(earlier_questions[-1])
+        previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
+        subject = _subject(previous)
         if subject:
             named, replaced = _PRONOUN.subn(lambda m: _naming(m.group(0), subject), question, 1)
             if replaced:
                 return named
-        return f"{earlier_questions[-1]} {question}"
+        return f"{previous} {question}"
     return question
 
 
