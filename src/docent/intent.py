@@ -119,6 +119,18 @@ def asks_how_often(question: str) -> bool:
     return bool(_HOW_OFTEN.search(question))
 
 
+# "What is the context budget?": a term to define, short and alone in its question.
+_DEFINE = re.compile(r"^\s*(?:what\s+(?:is|are)|what's)\s+(?:an?\s+|the\s+)?"
+                     r"(?P<term>[\w`'.-]+(?:\s+[\w`'.-]+){0,3}?)\s*\??\s*$", re.I)
+
+
+def defined_term(question: str) -> str | None:
+    """The term a "What is X?" question asks to define ("context budget"); None for any
+    other question."""
+    m = _DEFINE.match(_typed(question))
+    return m.group("term").strip("`") if m else None
+
+
 @lru_cache(maxsize=4096)
 def intent_of(question: str) -> Intent:
     """The kind of answer `question` asks for, the most specific reading first, read from its

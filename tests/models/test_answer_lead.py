@@ -1187,3 +1187,16 @@ from fastapi import Cookie, FastAPI
     answer = compose_answer("How do I use Cookie from fastapi?", parse_references(text),
                             fake_vectors(["cookie"]))
     assert lead_statement(answer).startswith("You can define cookie parameters")
+
+
+def test_what_is_x_leads_with_the_statement_defining_x():
+    text = """[1] Exit reasons (exit-reasons.md)
+`MAX_CONTEXT_REACHED` means the conversation outgrew the context budget.
+
+[2] Configuration > Context budget (configuration.md)
+Set `DOCENT_MAX_CONTEXT_CHARS` to change the context budget.
+
+The context budget is the largest conversation history, in characters, sent to the model."""
+    answer = compose_answer("What is the context budget?", parse_references(text),
+                            fake_vectors(["context"]))
+    assert lead_statement(answer).startswith("The context budget is the largest")

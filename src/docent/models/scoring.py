@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeGuard
 
-from docent.intent import Intent, Measure, measure_of
+from docent.intent import Intent, Measure, defined_term, measure_of
 from docent.models.text import Reference, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
@@ -124,6 +124,16 @@ _OUTCOME = re.compile(
     r"stops?|becomes?|results?\s+in|goes?\s+to|burn(?:s|ed|t)?)\b",
     re.I,
 )
+
+
+def _definition(term: str | None) -> re.Pattern[str] | None:
+    """A statement defining `term`: opening with it, then "is", "are", "means", "refers to"
+    or a colon ("The context budget is the largest history...", "SOM0: The initial set...")."""
+    if term is None:
+        return None
+    words = r"[\s-]+".join(re.escape(w) for w in term.split())
+    return re.compile(rf"^(?:the\s+|an?\s+)?`?{words}`?(?:\s+(?:is|are|means|refers\s+to)\b|:)",
+                      re.I)
 
 
 @dataclass(frozen=True)
@@ -286,6 +296,7 @@ def score(
                 # Code is scored by its words and by the sentence that introduces it.
                 sem[i] = sem[i - 1]
     w_lex = _W_LEX if vectors is not None else 1.0
+    defines = _definition(defined_term(question))
     out = []
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         filler = not c.unit.is_code and is_filler(c.unit.text)
@@ -295,6 +306,8 @@ def score(
         if fitting > 0 and intent.kind == "name" and not names_new(c.unit.text, wanted):
             fitting = 0  # "one single `engine` object" names only what the question does
         value += fit * fitting - _FILLER * filler
+        if defines is not None and not c.unit.is_code and defines.match(c.unit.text):
+            value += _FIT_DEFINITE  # "What is the context budget?": "The context budget is..."
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
