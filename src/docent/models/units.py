@@ -225,7 +225,7 @@ def split_units(body: str) -> list[Unit]:
             units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
-        # untag before a title's "." can end a sentence
+        # Untagged before it is split: an HTML title's "." would end a sentence.
         text = _shown(untag(" ".join(paragraph).strip()))
         paragraph.clear()
         if text:
