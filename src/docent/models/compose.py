@@ -165,7 +165,7 @@ def compose_parts(
             c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
-            or (c is intro and c.score >= _INTRO_LEAD_SHARE * top),
+            or c is intro,
             c.score - _CONTINUED * is_continuation(c.unit.text),
         ),
     )
@@ -736,8 +736,9 @@ def _intro_of_best_code(
     cands: list[Candidate], at: dict[tuple[int, int], Candidate], top: float
 ) -> Candidate | None:
     """The sentence announcing the best-scoring code block, when that block scores above
-    every statement ("Ingest your own folder ... with `docent ingest`, then start the
-    server with `docent serve`:" over the two commands); None otherwise."""
+    every statement (`top`) and the sentence at least `_INTRO_LEAD_SHARE` of it ("Ingest
+    your own folder ... with `docent ingest`, then start the server with `docent serve`:"
+    over the two commands); None otherwise."""
     code = max((c for c in cands if c.unit.is_code), key=lambda c: c.score, default=None)
     if code is None or code.score < top:
         return None
@@ -745,7 +746,7 @@ def _intro_of_best_code(
     if (intro is None or not intro.unit.announces
             or len(intro.unit.text.split()) < _MIN_ANNOUNCING_WORDS):
         return None  # "First import `Cookie`:" is a step, no answer
-    return intro
+    return intro if intro.score >= _INTRO_LEAD_SHARE * top else None
 
 
 def _step_after(
