@@ -586,3 +586,30 @@ def test_a_scene_pulling_the_search_away_from_the_value_asked_is_searched_withou
     assert [h.chunk.source_file for h in hits][:1] == ["annotated.md"]
     # an asking part too short to stand alone leans on the scene: still refused
     assert retriever.search(scene + "Since which version?", 1) == []
+
+
+def _example_page(tmp_path, fenced: bool):
+    files = {
+        f"{topic}-{i}.md": f"# {topic.title()} {i}\n\nNotes about {topic} number {i}.\n"
+        for topic in TOPICS for i in range(3)
+    }
+    # An example page: one block of code too long for a chunk, then a line linking to it
+    # live, which a chunk of its own holds.
+    lines = [f"  let v{j} = step(v{j - 1}, {j});" for j in range(1, 400)]
+    code = ("```js\n" + "\n".join(lines) + "\n```" if fenced
+            else "\n".join("    " + line for line in lines))
+    files["dice.md"] = (f"# Dice\n\n{code}\n\n"
+                        "Interactive live page -> <https://dice.example/roll>\n")
+    return write_docs(tmp_path / "docs", files)
+
+
+@pytest.mark.parametrize("fenced", [True, False])
+def test_the_block_a_found_line_follows_joins_it(tmp_path, data_settings, fenced):
+    embedder = FakeEmbedder()
+    ingest_path(_example_page(tmp_path, fenced), data_settings, embedder=embedder,
+                progress=False)
+    hits = _retriever(data_settings, embedder).search("interactive live page", 3)
+    texts = [h.chunk.text for h in hits if h.chunk.source_file == "dice.md"]
+    assert texts[0].startswith("Interactive live page")
+    # the code it is about comes along, though neither search ranks it
+    assert any("let v399" in t for t in texts[1:])

@@ -413,6 +413,9 @@ class HybridRetriever:
         top = ranked[:k] + self._more_of_top(ranked[:k], ranked[k:], by_id, leading, index,
                                              query)
         top += _long_leader(top, ranked[k:], by_id, set(either_top), self.expand_chars)
+        for chunk in _blocks_before(top, by_id, index, self.expand_chars):
+            by_id[chunk.chunk_id] = chunk
+            top.append(chunk.chunk_id)
         for i in top:  # a section of the best page neither search found
             file_of.setdefault(i, by_id[i].source_file)
         # Another page's best further chunk joins when it ranks among the first 2k of the
@@ -657,6 +660,9 @@ def _value_evidence(hits: list[Hit], k: int) -> list[Hit]:
     return hits[:k] + [h for h in hits[k:] if h.chunk.source_file == best]
 
 
+_TAIL_CHARS = 300  # a line or two: a link, a caption
+
+
 def _long_leader(
     top: list[str], rest: list[str], by_id: dict[str, Chunk], either_top: set[str],
     limit: int,
@@ -671,6 +677,38 @@ def _long_leader(
         return []
     return [i for i in rest if i in either_top and i not in top
             and by_id[i].source_file == best and len(by_id[i].text) > limit][:1]
+
+
+def _blocks_before(
+    top: list[str], by_id: Mapping[str, Chunk], index: KeywordIndex, limit: int
+) -> list[Chunk]:
+    """For each short chunk in `top` that follows, in its section, a chunk of one code
+    block longer than `limit`, that block: an example page's "Interactive web page ->
+    <link>" under its 100 lines of code is found in place of the code it is about."""
+    out: list[Chunk] = []
+    chosen = set(top)
+    for i in top:
+        tail = by_id[i]
+        if len(tail.text) > _TAIL_CHARS:
+            continue
+        page = index.by_file.get(tail.source_file, [])
+        at = next((n for n, c in enumerate(page) if c.chunk_id == i), 0)
+        block = page[at - 1] if at > 0 else None
+        if (block is None or block.chunk_id in chosen or len(block.text) <= limit
+                or block.section_title != tail.section_title
+                or not _one_block(block.text)):
+            continue
+        out.append(block)
+        chosen.add(block.chunk_id)
+    return out
+
+
+def _one_block(text: str) -> bool:
+    """Whether `text` is one code block: fenced, or every line indented (a crawl's code)."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        return stripped.endswith("```") and stripped.count("```") == 2
+    return all(line.startswith(("    ", "\t")) for line in text.split("\n") if line.strip())
 
 
 def _runners_up(top: list[str], leading: list[str], file_of: Mapping[str, str]) -> list[str]:
