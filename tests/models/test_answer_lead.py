@@ -1200,3 +1200,30 @@ The context budget is the largest conversation history, in characters, sent to t
     answer = compose_answer("What is the context budget?", parse_references(text),
                             fake_vectors(["context"]))
     assert lead_statement(answer).startswith("The context budget is the largest")
+
+
+def test_a_block_repeating_most_of_the_example_is_not_shown_again():
+    # The page's snippet, then the whole contract holding it: one example, not two.
+    text = """[1] Payments (payments.md)
+A simple contract that accepts exact SOMI payments:
+
+```
+function payToAccess() external payable {
+  require(msg.value == 0.01 ether, "Must send exactly 0.01 SOMI");
+}
+```
+
+[2] Payments > The whole contract (payments.md)
+The contract that accepts exact SOMI payments, with a withdraw function:
+
+```
+contract SOMIPayment {
+function payToAccess() external payable {
+  require(msg.value == 0.01 ether, "Must send exactly 0.01 SOMI");
+}
+function withdraw() external { payable(owner).transfer(address(this).balance); }
+}
+```"""
+    answer = compose_answer("How do I accept exact SOMI payments in a contract?",
+                            parse_references(text), fake_vectors(["somi"]))
+    assert answer.count("payToAccess") == 1

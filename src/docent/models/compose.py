@@ -121,6 +121,10 @@ _BETTER_CODE = 0.1
 _OWN_CODE_SHARE = 0.85
 # A how-to's second key point shows its code when that scores this share of the best shown.
 _SECOND_CODE_SHARE = 0.9
+# Two blocks are one example when this share of the shorter one's lines (two or more) is in
+# the other.
+_REPEAT_SHARE = 0.6
+_REPEAT_MIN_LINES = 2
 
 
 def compose_answer(
@@ -381,10 +385,23 @@ def _clearly_better(code: Candidate | None, than: Candidate) -> bool:
 
 
 def _same(block: Candidate | None, other: Candidate | None) -> bool:
-    """Whether two blocks are one example: the same candidate, or the same code in two
-    passages (a page including the file another page includes too)."""
-    return block is not None and other is not None and (
-        block is other or block.unit.text == other.unit.text)
+    """Whether two blocks are one example: the same candidate, the same code in two
+    passages (a page including the file another page includes too), or most of one
+    block's lines again in the other (the snippet a page shows first, inside the whole
+    contract it shows next; a file quoted with and without its path comment)."""
+    if block is None or other is None:
+        return False
+    if block is other or block.unit.text == other.unit.text:
+        return True
+    a, b = _code_lines(block.unit.text), _code_lines(other.unit.text)
+    fewer = min(len(a), len(b))
+    return fewer >= _REPEAT_MIN_LINES and len(a & b) >= _REPEAT_SHARE * fewer
+
+
+def _code_lines(text: str) -> frozenset[str]:
+    """A block's lines that say something: not blank, no fence, no elision."""
+    return frozenset(s for line in text.split("\n")
+                     if (s := line.strip()) and s != "..." and not FENCE.match(s))
 
 
 def _cite(ref: Reference) -> str:
