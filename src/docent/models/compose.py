@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from docent.exit_reasons import REFUSAL
 from docent.intent import (
@@ -398,6 +399,7 @@ def _same(block: Candidate | None, other: Candidate | None) -> bool:
     return fewer >= _REPEAT_MIN_LINES and len(a & b) >= _REPEAT_SHARE * fewer
 
 
+@lru_cache(maxsize=1024)
 def _code_lines(text: str) -> frozenset[str]:
     """A block's lines that say something: not blank, no fence, no elision."""
     return frozenset(s for line in text.split("\n")

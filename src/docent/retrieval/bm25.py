@@ -182,6 +182,10 @@ class KeywordIndex:
             for file, page in self.by_file.items() if _in_page_order(page, at[file])
             for a, b in zip(page[:-1], page[1:], strict=True)
         }
+        # ... and the chunk before each one, on the same terms.
+        self.preceding: dict[str, Chunk] = {
+            b.chunk_id: self.by_id[a] for a, b in self.following.items()
+        }
         self._bm25 = bm25
         self.doc_freq = doc_freq
         # With the last part of every path the docs write ("myfile.txt" of

@@ -691,9 +691,7 @@ def _blocks_before(
         tail = by_id[i]
         if len(tail.text) > _TAIL_CHARS:
             continue
-        page = index.by_file.get(tail.source_file, [])
-        at = next((n for n, c in enumerate(page) if c.chunk_id == i), 0)
-        block = page[at - 1] if at > 0 else None
+        block = index.preceding.get(i)
         if (block is None or block.chunk_id in chosen or len(block.text) <= limit
                 or block.section_title != tail.section_title
                 or not _one_block(block.text)):
