@@ -1227,3 +1227,24 @@ function withdraw() external { payable(owner).transfer(address(this).balance); }
     answer = compose_answer("How do I accept exact SOMI payments in a contract?",
                             parse_references(text), fake_vectors(["somi"]))
     assert answer.count("payToAccess") == 1
+
+
+def test_a_yes_no_question_leads_with_the_statement_saying_no():
+    # "Does it use websockets?": the sentence denying it, not the one describing the rest.
+    text = """[1] Chat app (chat.md)
+The chat app sends each new message to the server.
+
+The user interface of the chat app updates by polling and does not use websockets."""
+    answer = compose_answer("Does the chat app use websockets for new messages?",
+                            parse_references(text), fake_vectors(["chat", "message"]))
+    assert lead_statement(answer).startswith("The user interface of the chat app")
+
+
+def test_a_negation_far_from_the_question_words_is_no_answer():
+    text = """[1] Chat app (chat.md)
+The chat app sends each new message to the server.
+
+The chat app sends its messages to nobody else, and the server does not delete old notes."""
+    answer = compose_answer("Does the chat app use websockets for new messages?",
+                            parse_references(text), fake_vectors(["chat", "message"]))
+    assert lead_statement(answer).startswith("The chat app sends each new message")

@@ -13,7 +13,8 @@ better-ranked pages, then two readings of what the unit says:
   little: a value of the kind asked for ("how long": a duration, `intent.measure_of`; any
   number when the question names no kind), a name or identifier for "which setting" (one
   the question does not give itself), an instruction or a command for "how do I", an
-  outcome ("returns", "is refused") for "what happens". It gains more when the question
+  outcome ("returns", "is refused") for "what happens", a negation next to a word of a
+  yes-or-no question ("...and does not use websockets"). It gains more when the question
   says exactly what form its answer takes (an instruction with code, a value of a named
   kind).
 
@@ -124,6 +125,17 @@ _OUTCOME = re.compile(
     r"stops?|becomes?|results?\s+in|goes?\s+to|burn(?:s|ed|t)?)\b",
     re.I,
 )
+
+# "Does the chat app use websockets?": "...updates by polling and does not use websockets."
+# A negation with a word of the question within _NEAR characters answers a yes/no question.
+_NEGATION = re.compile(r"\b(?:no|not|never|cannot)\b|n't\b", re.I)
+_NEAR = 40
+
+
+def _denies(text: str, wanted: set[str]) -> bool:
+    """Whether `text` negates something next to a word of the question (`wanted`)."""
+    return any(set(terms(text[max(0, m.start() - _NEAR): m.end() + _NEAR])) & wanted
+               for m in _NEGATION.finditer(text))
 
 
 def _definition(term: str | None) -> re.Pattern[str] | None:
@@ -297,6 +309,7 @@ def score(
                 sem[i] = sem[i - 1]
     w_lex = _W_LEX if vectors is not None else 1.0
     defines = _definition(defined_term(question))
+    yesno = intent.kind == "yesno"
     out = []
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         filler = not c.unit.is_code and is_filler(c.unit.text)
@@ -308,6 +321,8 @@ def score(
         value += fit * fitting - _FILLER * filler
         if defines is not None and not c.unit.is_code and defines.match(c.unit.text):
             value += _FIT_DEFINITE  # "What is the context budget?": "The context budget is..."
+        if yesno and not c.unit.is_code and _denies(c.unit.text, wanted):
+            value += _FIT
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
