@@ -298,6 +298,8 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     "You will learn how to use them in the next chapter.",
     "See the [Configuration](configuration.md) page for the rest.",
     "For more details, read the reference.",
+    "See [Deployment](https://docs.example.com/deployment) for the rest.",
+    "Visit [the reverse proxy guide](deployment.md#proxy) for an nginx example.",
     # a tutorial's recap
     "Congratulations 🎉 You’ve just published data using Streams!",
     "You've successfully integrated ConnectKit in a Next.js application.",
@@ -324,6 +326,8 @@ def test_sentences_about_the_docs_are_filler(text):
     # "lets" is a verb, and Let's Encrypt a certificate authority
     "Banxa lets you buy SOMI with a debit card.",
     "Let's Encrypt issues free certificates that expire after three months.",
+    # a step sending the reader to the product itself, not to more docs
+    "Visit [app.example.com](https://app.example.com/) and connect your wallet.",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

@@ -73,7 +73,11 @@ _FILLER_RE = re.compile(
     r"|\b(?:in|on)\s+the\s+(?:next|previous|following|last)\s+(?:chapters?|sections?|pages?|parts?)\b"
     r"|\blater\s+in\s+(?:this|the)\s+(?:chapter|section|page|tutorial|guide|docs)\b"
     r"|^(?:read|see|check|refer\s+to|visit|head\s+(?:over\s+)?to|follow|consult)\s+(?:the|our"
-    r"|more|also|this|these|\[)"
+    r"|more|also|this|these)\b"
+    # ... or a link: "See [Deploy](/deploy)"; but "Visit [app.example](https://app.example/)
+    # and connect your wallet" sends the reader to the product, not to more docs.
+    r"|^(?:read|see|check|refer\s+to|follow|consult)\s+\["
+    r"|^(?:visit|head\s+(?:over\s+)?to)\s+\[(?![^\]]*\]\(https?://)"
     r"|^for\s+(?:more|further|additional|full)\s+(?:details|information|info|examples)\b"
     # a tutorial's recap: "Congratulations 🎉 You've just published...", "You've
     # successfully integrated ConnectKit..."
