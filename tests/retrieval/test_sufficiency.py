@@ -311,6 +311,11 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("What's the recommended way, for cleanup code, to ambassador or code it?")
     assert not asks("What's the recommended way to run cleanup code for an ambassador?")
     assert not asks("Does the ambassador program enable cleanup code?")
+    # ... or the means it asks whether something works over
+    assert asks("Can the cleanup code talk to others over ambassador chat?")
+    assert asks("Does cleanup code run via an ambassador?")
+    assert not asks("Can the ambassador program talk to others over cleanup code?")
+    assert not asks("How do I send cleanup code over ambassador chat?")  # no yes/no question
 
 
 def test_in_what_situations_asks_when_and_names_nothing():
