@@ -314,6 +314,7 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # ... or the means it asks whether something works over
     assert asks("Can the cleanup code talk to others over ambassador chat?")
     assert asks("Does cleanup code run via an ambassador?")
+    assert asks("When we run cleanup code, can it talk to others over ambassador chat?")
     assert not asks("Can the ambassador program talk to others over cleanup code?")
     assert not asks("How do I send cleanup code over ambassador chat?")  # no yes/no question
 

@@ -300,8 +300,10 @@ _ASKED = re.compile(
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
     r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
-    # "can players talk over VOICE chat?": the means a yes/no question asks about
-    r"|(?:^|(?<=[.!?]\s))(?:can|could|does|do|is|are)\b[^?.]*?\b(?:over|via|through)\s+"
+    # "can players talk over VOICE chat?": the means a yes/no question asks about (also
+    # after a clause setting the scene: "When we are in one world, can we talk over...?")
+    r"|(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b[^?.]*?"
+    r"\b(?:over|via|through)\s+"
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "what's the recommended way to REVOKE or BLACKLIST a token?": the doing asked about
     r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)",
