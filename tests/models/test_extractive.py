@@ -851,6 +851,19 @@ def test_a_long_code_block_is_shown_as_the_lines_that_match_the_question():
     assert "value_0 = compute(0)" not in example
 
 
+def test_a_block_a_few_lines_over_the_window_is_shown_whole():
+    from docent.models.compose import excerpt
+
+    # The line that does the job is the example's last: a "..." for five lines would hide it.
+    lines = [f"step_{i} = build({i})" for i in range(19)] + ["app.include_router(router)"]
+    code = "```python\n" + "\n".join(lines) + "\n```"
+    assert excerpt(code, {"step", "build"}, 15) == code
+    # Six lines over is a window again, as is a third of a small window over.
+    longer = "```python\n" + "\n".join(["x = 0", *lines]) + "\n```"
+    assert "\n...\n" in excerpt(longer, {"step", "build"}, 15)
+    assert "..." in excerpt("```\na\nb\nc\nd\ne\n```", {"a"}, 3)
+
+
 def test_blank_lines_take_no_place_in_a_code_window():
     from docent.models.compose import excerpt
 

@@ -61,6 +61,10 @@ from docent.retrieval.evidence import states_kind
 _MAX_CODE_LINES = 30
 # ... and the code a key point introduces, shown under it, as this many.
 _MAX_NESTED_LINES = 15
+# A block at most this many lines (and a third of the window) longer is shown whole: a
+# "..." for its last few lines saves little and can hide the line that does the job
+# (`app.include_router(graphql_app, prefix="/graphql")`, last of an example's 20).
+_MAX_LEFT_OUT = 5
 # Every key point announcing a block this short (a command or two) shows it under it.
 _SHORT_CODE_LINES = 3
 _SHORT_CODE_CHARS = 400
@@ -852,7 +856,7 @@ def excerpt(
     head, body, tail = (lines[:1], lines[1:-1], lines[-1:]) if fenced else ([], lines, [])
     # Blank lines are counted in no window: they show nothing.
     full = [i for i, line in enumerate(body) if line.strip()]
-    if len(full) <= limit:
+    if len(full) <= limit + min(_MAX_LEFT_OUT, limit // 3):
         return code
     hits = [len(wanted.intersection(terms(body[i]))) for i in full]
     start, size = _best_window(hits, limit), limit
