@@ -219,7 +219,9 @@ def split_units(body: str) -> list[Unit]:
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
             block += 1
         if kind != "code":
-            text = _ANSWER_LABEL.sub("", _shown(text))  # FAQ pages: "A: The limit is 3."
+            # A paragraph's sentences are shown already (`flush`); items and rows not yet.
+            shown = text if kind == "prose" else _shown(text)
+            text = _ANSWER_LABEL.sub("", shown)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or not is_chrome(text) or (
                 kind == "item" and _one_word(text) and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
