@@ -120,3 +120,82 @@ def test_workers_share_the_port_and_replace_one_that_dies(env, tmp_path):
         if server.poll() is None:
             terminate(server)
         log.close()
+
+
+def connections_per_worker(parent: int, port: int) -> dict[int, int]:
+    """Established connections to 127.0.0.1:`port` held by each worker (from /proc)."""
+    local = f"0100007F:{port:04X}"
+    rows = [r.split() for r in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    inodes = {r[9] for r in rows if r[1] == local and r[3] == "01"}
+    held = {}
+    for pid in workers_of(parent):
+        fds = Path(f"/proc/{pid}/fd")
+        sockets = set()
+        for fd in fds.iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                sockets.add(target[8:-1])
+        held[pid] = len(sockets & inodes)
+    return held
+
+
+def test_kept_alive_connections_even_out_over_the_workers(env, tmp_path):
+    """Connections that all fell on one worker are asked to reconnect (`Connection: close`)
+    until each worker holds its share: the kernel's hash alone leaves them where they fell."""
+    import http.client
+
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), "--workers", "2"],
+        env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: listeners(port) == 2, 180, "both workers to listen")
+        # Eight connections on one worker: open connections (sending nothing yet, so nothing
+        # is answered and none is asked to reconnect), keep those it accepted.
+        def held() -> dict[int, int]:
+            return connections_per_worker(server.pid, port)
+
+        def settle(total: int, what: str) -> None:
+            wait_until(lambda: sum(held().values()) == total, 10, what)
+
+        first = None
+        kept: list[http.client.HTTPConnection] = []
+        for _ in range(200):
+            before = held()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.connect()
+            opened = sum(before.values()) + 1
+            settle(opened, "the connection's accept")
+            after = held()
+            got = next(pid for pid in after if after[pid] > before.get(pid, 0))
+            first = first or got
+            if got == first:
+                kept.append(conn)
+            else:
+                conn.close()
+                settle(opened - 1, "the close")
+            if len(kept) == 8:
+                break
+        assert held()[first] == 8
+
+        closes = 0
+        for _ in range(30):  # rounds of one request per client, each reconnecting if asked
+            for conn in kept:
+                conn.request("GET", "/health")
+                response = conn.getresponse()
+                response.read()
+                closes += response.getheader("connection") == "close"
+            counts = held()
+            if sorted(counts.values()) == [4, 4]:
+                break
+        assert sorted(counts.values()) == [4, 4], counts
+        assert closes >= 4  # at least the four the first worker had over its share
+        for conn in kept:
+            conn.close()
+    finally:
+        terminate(server)
+        log.close()

@@ -25,6 +25,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from docent.api.balance import Balance, Balanced
 from docent.config import Settings
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ class DeadlineH11Protocol(H11Protocol):
 
     header_timeout = 10.0
     body_timeout = 30.0
+    balance: Balance | None = None  # `--workers N`: this worker's connection count
 
     _deadline: asyncio.TimerHandle | None = None
     _phase: Phase | None = None
@@ -44,6 +46,8 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if self.balance is not None:
+            self.balance.opened()
         self._watch()
 
     def data_received(self, data: bytes) -> None:
@@ -56,6 +60,8 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._arm(None)
+        if self.balance is not None:
+            self.balance.closed()
         super().connection_lost(exc)
 
     def _watch(self) -> None:
@@ -89,26 +95,28 @@ class DeadlineH11Protocol(H11Protocol):
         self.transport.close()
 
 
-def protocol_for(settings: Settings) -> type[DeadlineH11Protocol]:
+def protocol_for(settings: Settings, balance: Balance | None = None) -> type[DeadlineH11Protocol]:
     """The protocol class with this process's deadlines (uvicorn instantiates it)."""
     return type(
         "DocentH11Protocol",
         (DeadlineH11Protocol,),
         {"header_timeout": settings.header_timeout_seconds,
-         "body_timeout": settings.body_timeout_seconds},
+         "body_timeout": settings.body_timeout_seconds, "balance": balance},
     )
 
 
 def server_config(
-    app: Any, settings: Settings, host: str | None = None, port: int | None = None
+    app: Any, settings: Settings, host: str | None = None, port: int | None = None,
+    balance: Balance | None = None,
 ) -> uvicorn.Config:
-    """How `docent serve` runs uvicorn (tests run the same config on 127.0.0.1)."""
+    """How `docent serve` runs uvicorn (tests run the same config on 127.0.0.1); with
+    `balance`, a worker of `--workers N` (see docent.api.balance)."""
     return uvicorn.Config(
-        app,
+        Balanced(app, balance) if balance is not None else app,
         host=host or settings.host,
         port=settings.port if port is None else port,
         log_level=settings.log_level.lower(),
-        http=protocol_for(settings),
+        http=protocol_for(settings, balance),
         # X-Forwarded-For is trusted by the app, from DOCENT_TRUSTED_PROXIES only; uvicorn's
         # own default would trust any client on 127.0.0.1 (CONTRACT.md §5, rate limits).
         proxy_headers=False,

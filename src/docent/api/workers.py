@@ -6,7 +6,9 @@ sat idle (bench/README.md), so a second worker added memory and no answers. Here
 has a socket of its own on the port (SO_REUSEPORT), and the kernel spreads new connections
 over the sockets that listen. A worker listens only once its app has started (uvicorn opens
 the socket after the lifespan), so no connection waits for a worker still loading, and a
-worker's socket closes with it.
+worker's socket closes with it. The kernel's spread is by chance and a kept-alive connection
+stays where it fell, so the workers share a table of their connection counts and one over
+its share asks clients to reconnect (docent.api.balance).
 
     parent: hold port ──┬─ spawn worker 1 ── bind; app + runtime; listen; serve
                         ├─ spawn worker 2 ── ...
@@ -32,6 +34,8 @@ import threading
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from typing import Any
+
+from docent.api.balance import NOT_LISTENING, Balance
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +80,9 @@ def serve_workers(count: int, host: str, port: int) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     spawn = multiprocessing.get_context("spawn")
-    workers = [_start(spawn, host, port) for _ in range(count)]
+    # Each worker's connection count, -1 while it is not listening (docent.api.balance).
+    table = spawn.RawArray("i", [NOT_LISTENING] * count)
+    workers = [_start(spawn, host, port, table, i) for i in range(count)]
     failed = False
     try:
         while not stop.wait(POLL_SECONDS):
@@ -90,7 +96,8 @@ def serve_workers(count: int, host: str, port: int) -> int:
                     break
                 log.warning("worker %s exited with code %s; starting another", worker.pid,
                             worker.exitcode)
-                workers[i] = _start(spawn, host, port)
+                table[i] = NOT_LISTENING  # its connections went with it
+                workers[i] = _start(spawn, host, port, table, i)
     finally:
         for worker in workers:
             if worker.is_alive():
@@ -100,14 +107,16 @@ def serve_workers(count: int, host: str, port: int) -> int:
     return 1 if failed else 0
 
 
-def _start(spawn: Any, host: str, port: int) -> BaseProcess:
-    worker: BaseProcess = spawn.Process(target=_worker, args=(host, port), name="docent-worker")
+def _start(spawn: Any, host: str, port: int, table: Any, index: int) -> BaseProcess:
+    worker: BaseProcess = spawn.Process(target=_worker, args=(host, port, table, index),
+                                        name="docent-worker")
     worker.start()
     return worker
 
 
-def _worker(host: str, port: int) -> None:
-    """One worker process: the app as `docent serve` builds it, on a socket of its own."""
+def _worker(host: str, port: int, table: Any, index: int) -> None:
+    """One worker process: the app as `docent serve` builds it, on a socket of its own,
+    keeping its share of the connections (see docent.api.balance)."""
     os.setpgrp()  # a terminal's Ctrl-C goes to the parent, which stops workers once
     parent = multiprocessing.parent_process()
     if parent is not None:
@@ -128,7 +137,8 @@ def _worker(host: str, port: int) -> None:
     except OSError as exc:
         log.error("a worker cannot bind %s:%d: %s", host, port, exc)
         sys.exit(STARTUP_FAILURE)
-    server = uvicorn.Server(server_config(create_app(settings, build_runtime), settings))
+    app = create_app(settings, build_runtime)
+    server = uvicorn.Server(server_config(app, settings, balance=Balance(table, index)))
     server.run(sockets=[sock])  # uvicorn listens once the app has started
     if not server.started:
         sys.exit(STARTUP_FAILURE)
