@@ -121,6 +121,21 @@ def test_a_name_starting_with_my_is_the_users_own():
     assert names("Does Mypy check the params?") == ["Mypy"]  # a name, not "my"
 
 
+def test_a_name_in_the_users_own_code_is_theirs():
+    docs = "Declare `commons: Annotated[Params, Depends(Params)]`; stream events with send()."
+    # Beside names the docs use, in inline code: their class, their string
+    assert names_against(docs, "Do I lose cleanup with `Annotated[Any, Depends(Pagination)]`?"
+                         ) == []
+    assert names_against(docs, "Is `send('OrderShipped')` a valid event?") == []
+    # A path template's placeholder
+    assert names_against(docs, "How do I stream events from /reports/{fmtID}?") == []
+    # Alone in code, or beside nothing the docs use, it is still a name
+    assert names_against(docs, "How do I configure `Prometheus`?") == ["Prometheus"]
+    assert names_against(docs, "Does `Prometheus(Grafana)` read events?") == [
+        "Prometheus", "Grafana"]
+    assert names_against(docs, "Can Prometheus read `Depends`?") == ["Prometheus"]
+
+
 def test_what_the_user_is_leaving_is_named_in_passing():
     # "coming from Spring": where the user comes from, not what they ask about
     assert names("Coming from Spring: what does dependency injection mean here?") == []

@@ -121,6 +121,8 @@ def unknown_names(
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
         before = question[: m.start()]
+        if _own_code(question, m, doc_freq, raw_words, changelog_only):
+            continue
         if _coined(word, question, m.start(), doc_freq, raw_words, changelog_only):
             unknown.append(word)
             continue
@@ -397,6 +399,27 @@ def _in_passing(word: str, before: str) -> bool:
     ("coming from Spring"), a custom header ("X-Trace-Id") or their own code ("MyParams")."""
     return bool(_EXAMPLE.search(before) or _LEAVING.search(before)
                 or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1]))
+
+
+def _own_code(question: str, m: re.Match[str], doc_freq: Mapping[str, int],
+              raw_words: Collection[str], changelog_only: Changelog) -> bool:
+    """Whether the word `m` is part of the user's own code: a path template's placeholder
+    ("/reports/{fmt}"), or a name in inline code beside one the docs use
+    ("`Annotated[Any, Depends(Pagination)]`": Pagination is their class)."""
+    if question[m.start() - 1 : m.start()] == "{" and question[m.end() : m.end() + 1] == "}":
+        return True
+    for span in _CODE_SPAN.finditer(question):
+        if span.start(1) <= m.start() and m.end() <= span.end(1):
+            return any(
+                len(other) > 2 and other != m.group(0)
+                and _uses(other.lower(), doc_freq, raw_words, changelog_only)
+                for other in RAW_WORD.findall(span.group(1))
+            )
+    return False
+
+
+# Inline code in a question, as markdown writes it.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def _is_path(word: str) -> bool:
