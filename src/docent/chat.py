@@ -9,6 +9,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -116,7 +117,8 @@ async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
     if is_greeting(turn.message) and not turn.selected_text:
         return _noted(runtime, turn, to_response(greeting_state(), turn, started, runtime.model_id))
     try:
-        state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
+        async with runtime.runs.turn() if runtime.runs else nullcontext():
+            state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
     except Exception as exc:  # noqa: BLE001 - reported as LLM_ERROR, detail to the log
         log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent run failed")
         state = None

@@ -242,7 +242,8 @@ class Settings(BaseSettings):
     worker_threads: int = Field(
         2, ge=1, le=64,
         description="Threads that run searches and the extractive model: the bound on "
-        "CPU work in flight; more requests wait for one (bench/README.md has measurements).",
+        "CPU work in flight; more requests wait for one, and with the extractive model as many "
+        "/chat runs are under way at once (bench/README.md has measurements).",
     )
     embed_threads: int = Field(
         2, ge=1, le=64,

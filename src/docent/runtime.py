@@ -18,6 +18,7 @@ from docent.models.scoring import remember_passages
 from docent.models.unit_vectors import AnswerVectors
 from docent.retrieval.cache import ResultCache, decode_hits, encode_hits
 from docent.retrieval.types import Retriever
+from docent.run_queue import RunQueue, run_queue_for
 from docent.state.client import SharedState, shared_state
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ class Runtime:
     model_id: str
     pool: ThreadPoolExecutor | None = None  # the bounded pool CPU work runs in
     shared: SharedState | None = None  # the Redis replicas share (DOCENT_REDIS_URL), if any
+    runs: RunQueue | None = None  # /chat runs of an in-process model (docent.run_queue)
 
     def warm_up(self) -> None:
         """Before the first request: load the models and indexes, and prepare the per-chunk
@@ -81,7 +83,7 @@ def build_runtime(settings: Settings, *, lazy_store: bool = False) -> Runtime:
     chain = build_chat_models(settings, AnswerVectors(embedder, retriever), pool)
     graph = build_graph(chain, retriever, settings, pool=pool, reply_cache=replies)
     return Runtime(settings=settings, graph=graph, retriever=retriever, model_id=chain[0].id,
-                   pool=pool, shared=shared)
+                   pool=pool, shared=shared, runs=run_queue_for(chain, settings.worker_threads))
 
 
 def shared_caches(
