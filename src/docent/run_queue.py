@@ -1,11 +1,12 @@
 """`/chat` answers by an in-process model, admitted a few at a time in arrival order.
 
 With the built-in `extractive` model an answer is CPU work from its first step to its last.
-Unqueued, fifty `/chat` requests at once each took their turn in the worker pool step by
-step, search and compose, so every answer waited for all fifty others: the p95 under fifty
-clients was 1.8 s. Admitting `DOCENT_WORKER_THREADS` runs at a time, the others waiting
-in arrival order, each answer waits only for those that came before it (p95 0.7-0.8 s
-under fifty clients, and 94 against 77 answers a second; bench/README.md).
+Unqueued, concurrent runs took turns in the worker pool step by step (search, compose), so
+each answer waited for every other one in flight, and the slowest questions set the p95.
+Admitting `DOCENT_WORKER_THREADS` runs at a time, the others waiting in arrival order, each
+answer waits only for those that came before it. Ten clients on one worker: 60 against 55
+answers a second, p95 0.19-0.21 s against 0.26-0.27 s; fifty clients on two workers: 99
+against 85, p95 0.70 s against 1.2-1.7 s (bench/README.md).
 
 A hosted model's run mostly waits on the network, so it is not queued, nor is a stream: a
 stream runs as fast as its client reads, and a slow reader would hold its turn.
