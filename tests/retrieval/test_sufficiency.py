@@ -167,6 +167,13 @@ def test_a_file_of_the_users_own_and_a_cmd_are_not_unknown_names():
     assert names_against(docs, "whats the cmd to deploy src/Escrow.sol?") == ["src/Escrow.sol"]
 
 
+def test_a_name_before_or_another_is_an_example():
+    # "AWS or another provider": the question asks about providers
+    assert names("Can the backend run on AWS or another provider?") == []
+    assert names("Does it stream to an Oculus or any other headset?") == []
+    assert names("Can the backend run on AWS or on Azure?") == ["AWS", "Azure"]
+
+
 def test_a_name_given_as_an_example_is_the_users_own():
     # "notes.txt" is the user's file: the question is about paths with slashes.
     assert names("How do I keep slashes in a path, e.g. home/johndoe/notes.txt?") == []

@@ -70,6 +70,8 @@ _ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:(?:default|ini
 # A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
 _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
                       re.I)
+# "run it on AWS or another provider": one of a kind the question asks about, an example.
+_OR_ANOTHER = re.compile(r"\s+or\s+(?:an?other|any\s+other|some\s+other|other)\b", re.I)
 # "X-Trace-Id": by the HTTP convention for custom headers, a name the user made up.
 _CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
 # "Annotated[MyParams, Depends(MyParams)]", "my_dep": a name the user gave their own code.
@@ -129,7 +131,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _in_passing(word, before):
+        ) or _in_passing(word, before) or _OR_ANOTHER.match(question, m.end()):
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
         # name; their answer about that thing is the answer.
