@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -66,6 +67,19 @@ def together(url: str, clients: int) -> list[dict]:
     return [r.json() for r in asyncio.run(ask_all())]
 
 
+def two_workers(env: dict[str, str], port: int, log: Any) -> subprocess.Popen[bytes]:
+    """`docent serve --workers 2` on `port`, once both workers listen."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), "--workers", "2"],
+        env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: listeners(port) == 2, 180, "both workers to listen")
+    except BaseException:
+        terminate(server)
+        raise
+    return server
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     return ingested_env(tmp_path)
@@ -75,11 +89,8 @@ def test_workers_share_the_port_and_replace_one_that_dies(env, tmp_path):
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (tmp_path / "serve.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), "--workers", "2"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = two_workers(env, port, log)
     try:
-        wait_until(lambda: listeners(port) == 2, 180, "both workers to listen")
         metrics = multiprocess_dir(server.pid)
 
         # Sixteen connections opened at once: the kernel spreads them over both sockets (all
@@ -149,11 +160,8 @@ def test_kept_alive_connections_even_out_over_the_workers(env, tmp_path):
 
     port = free_port()
     log = (tmp_path / "serve.log").open("wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "docent.cli", "serve", "--port", str(port), "--workers", "2"],
-        env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = two_workers(env, port, log)
     try:
-        wait_until(lambda: listeners(port) == 2, 180, "both workers to listen")
         # Eight connections on one worker: open connections (sending nothing yet, so nothing
         # is answered and none is asked to reconnect), keep those it accepted.
         def held() -> dict[int, int]:
