@@ -24,11 +24,17 @@ pytestmark = pytest.mark.slow
 QUESTION = {"message": "What is the tool-call limit?", "messages": []}
 
 
+def sockets_on(port: int, state: str) -> list[list[str]]:
+    """/proc/net/tcp's rows of sockets on 127.0.0.1:`port` in `state` (0A listening,
+    01 established)."""
+    local = f"0100007F:{port:04X}"
+    rows = [row.split() for row in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return [row for row in rows if row[1] == local and row[3] == state]
+
+
 def listeners(port: int) -> int:
     """Sockets listening on 127.0.0.1:`port` (the parent's reserving socket never listens)."""
-    local = f"0100007F:{port:04X}"
-    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    return sum(1 for row in rows if row.split()[1] == local and row.split()[3] == "0A")
+    return len(sockets_on(port, "0A"))
 
 
 def workers_of(parent: int) -> set[int]:
@@ -135,9 +141,7 @@ def test_workers_share_the_port_and_replace_one_that_dies(env, tmp_path):
 
 def connections_per_worker(parent: int, port: int) -> dict[int, int]:
     """Established connections to 127.0.0.1:`port` held by each worker (from /proc)."""
-    local = f"0100007F:{port:04X}"
-    rows = [r.split() for r in Path("/proc/net/tcp").read_text().splitlines()[1:]]
-    inodes = {r[9] for r in rows if r[1] == local and r[3] == "01"}
+    inodes = {row[9] for row in sockets_on(port, "01")}
     held = {}
     for pid in workers_of(parent):
         fds = Path(f"/proc/{pid}/fd")

@@ -72,6 +72,8 @@ _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+
                       re.I)
 # "run it on AWS or another provider": one of a kind the question asks about, an example.
 _OR_ANOTHER = re.compile(r"\s+or\s+(?:an?other|any\s+other|some\s+other|other)\b", re.I)
+# Inline code in a question, as markdown writes it.
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 # "X-Trace-Id": by the HTTP convention for custom headers, a name the user made up.
 _CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
 # "Annotated[MyParams, Depends(MyParams)]", "my_dep": a name the user gave their own code.
@@ -120,10 +122,11 @@ def unknown_names(
     if measure is not None and measure.kind == "version":
         changelog_only = _NO_CHANGELOG
     unknown = []
+    code = [span.span(1) for span in _CODE_SPAN.finditer(question)]
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
         before = question[: m.start()]
-        if _own_code(question, m, doc_freq, raw_words, changelog_only):
+        if _own_code(question, m, code, doc_freq, raw_words, changelog_only):
             continue
         if _coined(word, question, m.start(), doc_freq, raw_words, changelog_only):
             unknown.append(word)
@@ -131,7 +134,7 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
             or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _in_passing(word, before) or _OR_ANOTHER.match(question, m.end()):
+        ) or _in_passing(word, before, question[m.end():]):
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
         # name; their answer about that thing is the answer.
@@ -395,33 +398,31 @@ def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] |
 _CONTRASTED = re.compile(r",\s+not\s+(?:an?\s+|the\s+)?([\w.+#-]*\w)")
 
 
-def _in_passing(word: str, before: str) -> bool:
-    """Whether the name `word`, after the question's text `before`, is the user's own or
-    named in passing: an example ("e.g. home/johndoe/notes.txt"), what they are leaving
-    ("coming from Spring"), a custom header ("X-Trace-Id") or their own code ("MyParams")."""
-    return bool(_EXAMPLE.search(before) or _LEAVING.search(before)
+def _in_passing(word: str, before: str, after: str) -> bool:
+    """Whether the name `word`, between the question's text `before` and `after` it, is the
+    user's own or named in passing: an example ("e.g. home/johndoe/notes.txt", "AWS or
+    another provider"), what they are leaving ("coming from Spring"), a custom header
+    ("X-Trace-Id") or their own code ("MyParams")."""
+    return bool(_EXAMPLE.search(before) or _OR_ANOTHER.match(after) or _LEAVING.search(before)
                 or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1]))
 
 
-def _own_code(question: str, m: re.Match[str], doc_freq: Mapping[str, int],
-              raw_words: Collection[str], changelog_only: Changelog) -> bool:
+def _own_code(question: str, m: re.Match[str], code: Sequence[tuple[int, int]],
+              doc_freq: Mapping[str, int], raw_words: Collection[str],
+              changelog_only: Changelog) -> bool:
     """Whether the word `m` is part of the user's own code: a path template's placeholder
-    ("/reports/{fmt}"), or a name in inline code beside one the docs use
-    ("`Annotated[Any, Depends(Pagination)]`": Pagination is their class)."""
+    ("/reports/{fmt}"), or a name in inline code (`code`: the spans of the question's code)
+    beside one the docs use ("`Annotated[Any, Depends(Pagination)]`": their class)."""
     if question[m.start() - 1 : m.start()] == "{" and question[m.end() : m.end() + 1] == "}":
         return True
-    for span in _CODE_SPAN.finditer(question):
-        if span.start(1) <= m.start() and m.end() <= span.end(1):
+    for start, end in code:
+        if start <= m.start() and m.end() <= end:
             return any(
                 len(other) > 2 and other != m.group(0)
                 and _uses(other.lower(), doc_freq, raw_words, changelog_only)
-                for other in RAW_WORD.findall(span.group(1))
+                for other in RAW_WORD.findall(question, start, end)
             )
     return False
-
-
-# Inline code in a question, as markdown writes it.
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def _is_path(word: str) -> bool:
