@@ -43,6 +43,10 @@ RUNS = Counter(
     "docent_runs_total", "Answered questions by exit reason and answering model.",
     ["exit_reason", "model"],
 )
+ABANDONED = Counter(
+    "docent_chat_abandoned_total",
+    "/chat requests whose client left while they waited for a turn (not run).",
+)
 FALLBACKS = Counter(
     "docent_provider_fallbacks_total",
     "Answers given by a later provider of the chain because an earlier one failed, by the "
@@ -68,6 +72,10 @@ def count_run(exit_reason: str, model: str, fallback_used: bool) -> None:
     RUNS.labels(exit_reason=exit_reason, model=model).inc()
     if fallback_used:
         FALLBACKS.labels(model=model).inc()
+
+
+def count_abandoned() -> None:
+    ABANDONED.inc()
 
 
 def observe_request(info: Any) -> None:

@@ -28,8 +28,12 @@ from docent.chat import run_chat, stream_chat, to_response
 from docent.config import Settings
 from docent.exit_reasons import ExitReason
 from docent.ingest_status import read as read_ingest_status
+from docent.run_queue import ClientGone
 from docent.runtime import Runtime
 from docent.web import router as web_router
+
+# nginx's status for a request whose client closed the connection before the answer
+CLIENT_CLOSED_REQUEST = 499
 
 SSE_EXAMPLE = "\n".join(
     [
@@ -131,11 +135,14 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
     @app.post("/chat", response_model=ChatResponse, responses=_ERRORS)
     async def chat(
         body: ChatRequest, request: Request, runtime: RuntimeDep, gate: GateDep
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | Response:
         """Answer one question from the docs, with citations and an exit reason."""
         prepared = await gate.admit(body, request)
         async with prepared.hold() as turn:
-            result = await run_chat(runtime, turn)
+            try:
+                result = await run_chat(runtime, turn, gone=request.is_disconnected)
+            except ClientGone:  # nobody reads this: the status is for the request metrics
+                return Response(status_code=CLIENT_CLOSED_REQUEST)
             await prepared.finish(result)
         return result
 
