@@ -1,6 +1,5 @@
 """docent.run_queue: /chat runs of an in-process model are admitted a few at a time, in
-arrival order; a run whose client left while it waited is not run; a hosted model's runs
-and streams are not queued."""
+arrival order; a hosted model's runs and streams are not queued."""
 
 from __future__ import annotations
 
@@ -13,9 +12,8 @@ from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.chat import ChatTurn, run_chat
-from docent.metrics import ABANDONED
 from docent.models.factory import NamedModel
-from docent.run_queue import ClientGone, RunQueue, run_queue_for
+from docent.run_queue import RunQueue, run_queue_for
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel
 
@@ -68,33 +66,6 @@ async def test_unqueued_runs_overlap(settings):
     runtime, retriever = _runtime(settings, None)
     assert await _three_at_once(runtime) == ["COMPLETED"] * 3
     assert retriever.most > 1
-
-
-async def test_a_run_whose_client_left_while_it_waited_is_not_run(settings):
-    runtime, retriever = _runtime(settings, RunQueue(1))
-    before = ABANDONED._value.get()
-    asked: list[str] = []
-
-    async def left() -> bool:
-        asked.append("left")
-        return True
-
-    async def ask(i: int, gone) -> str:
-        await asyncio.sleep(0.01 * i)
-        try:
-            result = await run_chat(runtime, ChatTurn(message=f"tool-call limit {i}?"), gone)
-        except ClientGone:
-            return "gone"
-        return result["exit_reason"]
-
-    async def here() -> bool:
-        return False
-
-    assert await asyncio.gather(ask(0, here), ask(1, left), ask(2, here)) == [
-        "COMPLETED", "gone", "COMPLETED"]
-    assert asked == ["left"]  # asked once, when its turn came
-    assert retriever.order == ["tool-call limit 0?", "tool-call limit 2?"]
-    assert ABANDONED._value.get() == before + 1
 
 
 def test_a_queue_serves_each_event_loop_of_a_process():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,10 +25,9 @@ from docent.exit_reasons import CANNED, REFUSAL, RETRYABLE, ExitReason
 from docent.failures import log_failure
 from docent.gaps import record_gap
 from docent.greeting import WELCOME, is_greeting
-from docent.metrics import count_abandoned, count_run
+from docent.metrics import count_run
 from docent.prompts import SELECTION_HEADER
 from docent.render import render_markdown
-from docent.run_queue import ClientGone
 from docent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -112,26 +111,14 @@ def greeting_state() -> dict[str, Any]:
     return {"exit_reason": ExitReason.COMPLETED, "response": WELCOME, "model_used": "greeting"}
 
 
-async def run_chat(
-    runtime: Runtime, turn: ChatTurn, gone: Callable[[], Awaitable[bool]] | None = None
-) -> dict[str, Any]:
-    """Run the agent to the end and return the response object.
-
-    `ClientGone` when `gone()` says the client left while the run waited for its turn
-    (`docent.run_queue`): the run does not start, and is counted as abandoned, not as a run.
-    """
+async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
+    """Run the agent to the end and return the response object."""
     started = time.perf_counter()
     if is_greeting(turn.message) and not turn.selected_text:
         return _noted(runtime, turn, to_response(greeting_state(), turn, started, runtime.model_id))
     try:
-        async with runtime.runs.turn(gone) if runtime.runs else nullcontext():
+        async with runtime.runs.turn() if runtime.runs else nullcontext():
             state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
-    except ClientGone:
-        count_abandoned()
-        waited = round((time.perf_counter() - started) * 1000, 1)
-        log.info("client left while its run waited; not run",
-                 extra={"request_id": turn.query_id, "waited_ms": waited})
-        raise
     except Exception as exc:  # noqa: BLE001 - reported as LLM_ERROR, detail to the log
         log_failure(log, exc, where="agent", request_id=turn.query_id, event="agent run failed")
         state = None

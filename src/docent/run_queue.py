@@ -8,11 +8,6 @@ answer waits only for those that came before it. Ten clients on one worker: 60 a
 answers a second, p95 0.19-0.21 s against 0.26-0.27 s; fifty clients on two workers: 99
 against 85, p95 0.70 s against 1.2-1.7 s (bench/README.md).
 
-A run whose client left while it waited is not run (`ClientGone`): under overload with
-client timeouts, the runs of clients that gave up took the turns of those still waiting,
-and nearly every answer came too late (fifty clients with a 0.5 s timeout on one worker:
-1.3 answers a second reached a client, bench/README.md).
-
 A hosted model's run mostly waits on the network, so it is not queued, nor is a stream: a
 stream runs as fast as its client reads, and a slow reader would hold its turn.
 """
@@ -21,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
 
@@ -29,10 +24,6 @@ from typing import Protocol
 class _Model(Protocol):
     @property
     def endpoint(self) -> str: ...
-
-
-class ClientGone(Exception):  # noqa: N818 - a state, not an error: nobody left to answer
-    """The client left while its run waited for a turn; the run did not start."""
 
 
 class RunQueue:
@@ -46,18 +37,12 @@ class RunQueue:
         )
 
     @asynccontextmanager
-    async def turn(
-        self, gone: Callable[[], Awaitable[bool]] | None = None
-    ) -> AsyncIterator[None]:
-        """A turn to run; `ClientGone` instead when `gone()` says, once the turn came, that
-        the client has left."""
+    async def turn(self) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         turns = self._turns.get(loop)
         if turns is None:
             turns = self._turns[loop] = asyncio.Semaphore(self.size)
         async with turns:
-            if gone is not None and await gone():
-                raise ClientGone
             yield
 
 

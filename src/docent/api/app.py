@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -18,6 +19,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from docent import metrics
+from docent.api.disconnect import unless_client_leaves
 from docent.api.errors import ApiError, error_response, install_error_handlers
 from docent.api.guard import ChatGate, Prepared, build_gate
 from docent.api.limits import RequestLimits
@@ -28,9 +30,10 @@ from docent.chat import run_chat, stream_chat, to_response
 from docent.config import Settings
 from docent.exit_reasons import ExitReason
 from docent.ingest_status import read as read_ingest_status
-from docent.run_queue import ClientGone
 from docent.runtime import Runtime
 from docent.web import router as web_router
+
+log = logging.getLogger(__name__)
 
 # nginx's status for a request whose client closed the connection before the answer
 CLIENT_CLOSED_REQUEST = 499
@@ -139,9 +142,11 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         """Answer one question from the docs, with citations and an exit reason."""
         prepared = await gate.admit(body, request)
         async with prepared.hold() as turn:
-            try:
-                result = await run_chat(runtime, turn, gone=request.is_disconnected)
-            except ClientGone:  # nobody reads this: the status is for the request metrics
+            result = await unless_client_leaves(request, run_chat(runtime, turn))
+            if result is None:  # nobody reads this: the status is for the request metrics
+                metrics.count_abandoned()
+                log.info("client left before its answer; run cancelled",
+                         extra={"request_id": turn.query_id})
                 return Response(status_code=CLIENT_CLOSED_REQUEST)
             await prepared.finish(result)
         return result
