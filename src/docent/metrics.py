@@ -3,8 +3,8 @@
 Counters and histograms are declared once per process (prometheus-client's default
 registry) and counted where things happen: requests by prometheus-fastapi-instrumentator's
 middleware (route templates as labels, so unknown paths don't make new series), runs and
-fallbacks in `docent.chat`, cache lookups in the two caches, Redis failures in
-`docent.state.health`. Gauges that describe shared things (chunks indexed, the last
+fallbacks in `docent.chat`, runs cancelled for a client that left in the `/chat` endpoint,
+cache lookups in the two caches, Redis failures in `docent.state.health`. Gauges that describe shared things (chunks indexed, the last
 ingestion, whether Redis answers) are read when scraped, by whichever process is scraped.
 
 `docent serve --workers N` runs prometheus-client's multiprocess mode (it sets
@@ -45,7 +45,7 @@ RUNS = Counter(
 )
 ABANDONED = Counter(
     "docent_chat_abandoned_total",
-    "/chat requests whose client left while they waited for a turn (not run).",
+    "/chat runs cancelled because their client closed the connection before the answer.",
 )
 FALLBACKS = Counter(
     "docent_provider_fallbacks_total",
