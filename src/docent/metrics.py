@@ -4,8 +4,9 @@ Counters and histograms are declared once per process (prometheus-client's defau
 registry) and counted where things happen: requests by prometheus-fastapi-instrumentator's
 middleware (route templates as labels, so unknown paths don't make new series), runs and
 fallbacks in `docent.chat`, runs cancelled for a client that left in the `/chat` endpoint,
-cache lookups in the two caches, Redis failures in `docent.state.health`. Gauges that describe shared things (chunks indexed, the last
-ingestion, whether Redis answers) are read when scraped, by whichever process is scraped.
+cache lookups in the two caches, Redis failures in `docent.state.health`. Gauges that
+describe shared things (chunks indexed, the last ingestion, whether Redis answers) are read
+when scraped, by whichever process is scraped.
 
 `docent serve --workers N` runs prometheus-client's multiprocess mode (it sets
 `PROMETHEUS_MULTIPROC_DIR` to a fresh directory for the workers): every scrape, whichever
