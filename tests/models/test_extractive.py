@@ -65,6 +65,18 @@ def test_answer_quotes_matching_sentences_with_citations_and_streams():
     assert streamed == answer
 
 
+def test_an_answer_streams_in_chunks_of_a_few_words():
+    """Each chunk is an event through the callbacks, the event stream and an SSE frame: a
+    word a chunk made a stream cost four answers (bench/README.md)."""
+    messages = [HumanMessage("How do I change the tool-call limit?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "1"}]),
+                ToolMessage(TOOL_TEXT, tool_call_id="1")]
+    chunks = [c.content for c in bound().stream(messages)]
+    words = [len(c.split()) for c in chunks]
+    assert max(words) == 8 and len(chunks) < sum(words) / 4
+    assert "".join(chunks) == bound().invoke(messages).content
+
+
 def test_refuses_on_empty_search_and_on_irrelevant_passages():
     empty = [HumanMessage("What is the airspeed of a swallow?"),
              ToolMessage("DOCUMENTATION_SEARCH_RESULT: EMPTY", tool_call_id="1")]
