@@ -24,6 +24,7 @@ import asyncio
 import os
 import shlex
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -76,43 +77,67 @@ def counters(url: str) -> dict[str, float]:
     return {"runs": total["docent_runs_total"], "abandoned": total["docent_chat_abandoned_total"]}
 
 
-def run_version(name: str, spec: str, args: argparse.Namespace,
-                questions: list[str]) -> dict[str, Any]:
+def serve_version(spec: str, args: argparse.Namespace,
+                  measure: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    """`measure(url)` against `docent serve` of the version `spec` (SRC:DATA[,K=V...]),
+    with the load average at its end."""
     src, _, rest = spec.partition(":")
     data, _, extra = rest.partition(",")
     env = env_for(src, data, args.collection, extra)
     proc, url = start_server(env, shlex.split(args.serve_args))
     try:
-        load = asyncio.run(impatient_load(url, questions, args.clients, args.timeout,
-                                          args.seconds))
-        time.sleep(1)  # the last cancelled runs are counted
-        return {"version": name, **load, **counters(url), "load_avg": os.getloadavg()[0]}
+        return {**measure(url), "load_avg": os.getloadavg()[0]}
     finally:
         proc.kill()
         proc.wait()
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def load_questions() -> list[str]:
+    return (read_questions(EVAL / "fastapi" / "qa_dev.jsonl")
+            + read_questions(ROOT / "bench" / "questions" / "fastapi-fresh.jsonl"))
+
+
+def run_version(spec: str, args: argparse.Namespace, questions: list[str]) -> dict[str, Any]:
+    def measure(url: str) -> dict[str, Any]:
+        load = asyncio.run(impatient_load(url, questions, args.clients, args.timeout,
+                                          args.seconds))
+        time.sleep(1)  # the last cancelled runs are counted
+        return {**load, **counters(url)}
+
+    return serve_version(spec, args, measure)
+
+
+def version_parser(doc: str, clients: int) -> argparse.ArgumentParser:
+    """The options every load bench here takes: versions, their order, the load."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--version", action="append", required=True, help="NAME=SRC:DATA[,K=V...]")
-    p.add_argument("--order", default="")
-    p.add_argument("--clients", type=int, default=50)
-    p.add_argument("--timeout", type=float, default=0.5)
+    p.add_argument("--order", default="", help="NAME,NAME,... (default A-B-B-A)")
+    p.add_argument("--clients", type=int, default=clients)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--collection", default="eval-fastapi-docs")
     p.add_argument("--serve-args", default="")
-    args = p.parse_args()
+    return p
+
+
+def in_order(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(name, spec) of each run, in `--order`, else A-B-B-A."""
     versions = dict(v.split("=", 1) for v in args.version)
     order = args.order.split(",") if args.order else [*versions, *reversed(versions)]
-    questions = (read_questions(EVAL / "fastapi" / "qa_dev.jsonl")
-                 + read_questions(ROOT / "bench" / "questions" / "fastapi-fresh.jsonl"))
+    return [(name, versions[name]) for name in order]
+
+
+def main() -> None:
+    p = version_parser(__doc__, clients=50)
+    p.add_argument("--timeout", type=float, default=0.5)
+    args = p.parse_args()
+    questions = load_questions()
     print(f"{args.clients} clients, {args.timeout} s client timeout, {args.seconds} s, "
           f"serve args {args.serve_args!r}")
     print("| run | answers/s reaching a client | timeouts | errors | p50 of those, ms "
           "| runs ended | runs cancelled | load |")
     print("|---|---|---|---|---|---|---|---|")
-    for name in order:
-        r = run_version(name, versions[name], args, questions)
+    for name, spec in in_order(args):
+        r = run_version(spec, args, questions)
         print(f"| {name} | {r['goodput_rps']:.1f} | {r['timeouts']} | {r['errors']} "
               f"| {r['answered_p50']:.0f} | {r['runs']:.0f} | {r['abandoned']:.0f} "
               f"| {r['load_avg']:.2f} |", flush=True)
