@@ -31,6 +31,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -86,18 +87,10 @@ def serve_workers(count: int, host: str, port: int) -> int:
     failed = False
     try:
         while not stop.wait(POLL_SECONDS):
-            for i, worker in enumerate(workers):
-                if worker.is_alive():
-                    continue
-                if worker.exitcode == STARTUP_FAILURE:
-                    log.error("a worker failed to start; stopping the others")
-                    failed = True
-                    stop.set()
-                    break
-                log.warning("worker %s exited with code %s; starting another", worker.pid,
-                            worker.exitcode)
-                table[i] = NOT_LISTENING  # its connections went with it
-                workers[i] = _start(spawn, host, port, table, i)
+            if not replace_dead(workers, table, lambda i: _start(spawn, host, port, table, i)):
+                log.error("a worker failed to start; stopping the others")
+                failed = True
+                stop.set()
     finally:
         for worker in workers:
             if worker.is_alive():
@@ -105,6 +98,24 @@ def serve_workers(count: int, host: str, port: int) -> int:
         for worker in workers:
             worker.join()
     return 1 if failed else 0
+
+
+def replace_dead(workers: list[BaseProcess], table: Any,
+                 start: Callable[[int], BaseProcess]) -> bool:
+    """Start another worker in place of each that exited, its connection count reset (its
+    connections went with it: left as it was, the survivors would think it still held
+    them, and ask their own clients to reconnect); False, replacing none after it, at one
+    that failed to start."""
+    for i, worker in enumerate(workers):
+        if worker.is_alive():
+            continue
+        if worker.exitcode == STARTUP_FAILURE:
+            return False
+        log.warning("worker %s exited with code %s; starting another", worker.pid,
+                    worker.exitcode)
+        table[i] = NOT_LISTENING
+        workers[i] = start(i)
+    return True
 
 
 def _start(spawn: Any, host: str, port: int, table: Any, index: int) -> BaseProcess:
