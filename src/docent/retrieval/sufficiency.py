@@ -125,16 +125,16 @@ def unknown_names(
     code = [span.span(1) for span in _CODE_SPAN.finditer(question)]
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
-        before = question[: m.start()]
         if _own_code(question, m, code, doc_freq, raw_words, changelog_only):
             continue
         if _coined(word, question, m.start(), doc_freq, raw_words, changelog_only):
             unknown.append(word)
             continue
+        at_sentence_start = bool(_ends_at(_SENTENCE_START, question, m.start()))
         if not (
-            _looks_like_a_name(word, at_sentence_start=bool(_SENTENCE_START.search(before)))
-            or _ASKED_IDENTIFIER.search(before) and "_" in word.strip("_")
-        ) or _in_passing(word, before, question[m.end():]):
+            _looks_like_a_name(word, at_sentence_start=at_sentence_start)
+            or _ends_at(_ASKED_IDENTIFIER, question, m.start()) and "_" in word.strip("_")
+        ) or _in_passing(word, question, m):
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
         # name; their answer about that thing is the answer.
@@ -398,13 +398,26 @@ def _freq(term: str, doc_freq: Mapping[str, int], root_freq: Mapping[str, int] |
 _CONTRASTED = re.compile(r",\s+not\s+(?:an?\s+|the\s+)?([\w.+#-]*\w)")
 
 
-def _in_passing(word: str, before: str, after: str) -> bool:
-    """Whether the name `word`, between the question's text `before` and `after` it, is the
-    user's own or named in passing: an example ("e.g. home/johndoe/notes.txt", "AWS or
-    another provider"), what they are leaving ("coming from Spring"), a custom header
-    ("X-Trace-Id") or their own code ("MyParams")."""
-    return bool(_EXAMPLE.search(before) or _OR_ANOTHER.match(after) or _LEAVING.search(before)
+def _in_passing(word: str, question: str, m: re.Match[str]) -> bool:
+    """Whether the name `word`, found at `m` in `question`, is the user's own or named in
+    passing: an example ("e.g. home/johndoe/notes.txt", "AWS or another provider"), what
+    they are leaving ("coming from Spring"), a custom header ("X-Trace-Id") or their own
+    code ("MyParams")."""
+    return bool(_ends_at(_EXAMPLE, question, m.start()) or _OR_ANOTHER.match(question, m.end())
+                or _ends_at(_LEAVING, question, m.start())
                 or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1]))
+
+
+# How far back a pattern ending at a word is looked for: further than any of them reaches in
+# a real question ("coming over from our big old legacy", "for instance, '").
+_LOOK_BACK = 200
+
+
+def _ends_at(pattern: re.Pattern[str], question: str, start: int) -> re.Match[str] | None:
+    """`pattern` (anchored by `$`) matched in the text just before `start`. Only the last
+    `_LOOK_BACK` characters are searched: searching the whole text before every word made a
+    10,000-character question take over a second. `^` still means the question's start."""
+    return pattern.search(question, max(0, start - _LOOK_BACK), start)
 
 
 def _own_code(question: str, m: re.Match[str], code: Sequence[tuple[int, int]],
