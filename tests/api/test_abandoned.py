@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 from langchain_core.messages import AIMessage
-from prometheus_client.parser import text_string_to_metric_families
 from pydantic import PrivateAttr
 
 from docent.agent.graph import build_graph
 from docent.api.app import create_app
 from docent.run_queue import RunQueue
 from docent.runtime import Runtime
+from tests.api.test_metrics import scrape
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel
 from tests.live import LiveServer
 
@@ -76,9 +76,9 @@ class StalledModel(ScriptedChatModel):
 
 
 def _counted(url: str, name: str) -> float:
-    text = httpx.get(url + "/metrics").text
-    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
-               if s.name == name)
+    """`name`'s samples summed over their labels, as the server's /metrics gives them."""
+    with httpx.Client(base_url=url) as client:
+        return sum(v for (sample, _), v in scrape(client).items() if sample == name)
 
 
 def _abandoned(url: str) -> float:
