@@ -215,6 +215,14 @@ def test_a_series_of_versions_is_known_when_the_docs_give_a_version_of_it():
     assert names_against(docs, "We are on 1.x. Which bumps can break my code?") == ["1.x"]
 
 
+def test_a_class_of_status_codes_is_known_when_the_docs_give_a_code_of_it():
+    # "4xx" for the 400-499 codes, as web developers write them
+    docs = "Use 404 when the item is not found; 400 - 499 are client errors."
+    assert names_against(docs, "Which code fits a generic 4xx error?") == []
+    assert names_against(docs, "Which code fits a generic 4XX error?") == []
+    assert names_against(docs, "Which code fits a generic 5xx error?") == ["5xx"]
+
+
 def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     # "I'm migrating from Django REST Framework. Who created DRF?"
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []

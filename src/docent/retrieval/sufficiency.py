@@ -168,6 +168,11 @@ def unknown_names(
         series = _SERIES.fullmatch(low)
         if series and any(w.startswith(series.group(1)) for w in raw_words):
             continue
+        # "a generic 4xx error": a class of codes, known when the docs give a code of it.
+        codes = _CODE_CLASS.fullmatch(low)
+        if codes and any(len(w) == 3 and w.isdigit() and w[0] == codes.group(1)
+                         for w in raw_words):
+            continue
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
         if _spelled_out_in(word, question):
             continue
@@ -177,6 +182,8 @@ def unknown_names(
 
 # A series of versions: "0.x", "v2.x", "4.x.x" (its prefix: "0.", "2.", "4.").
 _SERIES = re.compile(r"v?((?:\d+\.)+)x(?:\.x)*")
+# A class of three-digit codes, as HTTP's are written: "4xx", "5XX" (its first digit).
+_CODE_CLASS = re.compile(r"([1-9])xx")
 # A name run into a dotted version: "py3.10" (not "ERC721": a number, no version).
 _VERSIONED = re.compile(r"([a-z]{2,})v?\d+(?:\.\d+)+")
 # ... not a file or a package named like one ("web3.py", "ethers.js").
