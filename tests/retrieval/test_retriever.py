@@ -223,7 +223,7 @@ def test_the_best_pages_section_closest_to_a_later_ask_joins_too(tmp_path, data_
         tables[section.chunk_id] = {"u": 0.2 * focus + 0.9 * ask + 0.39 * aside}
         retriever = _retriever(data_settings, embedder, expand=1)
         vectors = retriever._question_vectors
-        retriever._question_vectors = lambda text: (*vectors(text)[:2], asks)
+        retriever._question_vectors = lambda text, also=(): (*vectors(text, also)[:2], asks)
         retriever.focus_vector = lambda text: focus
         retriever.unit_vectors = lambda ids: {i: tables[i] for i in ids if i in tables}
         return [h.chunk.chunk_id for h in retriever.search("kiln glaze step", 3)]
@@ -419,6 +419,29 @@ def test_a_question_with_an_unknown_word_asked_again_embeds_nothing(
     monkeypatch.setattr(fake_embedder, "embed", lambda texts: embedded.extend(texts) or real(texts))
     assert retriever.unknown_shift(question) == first and 0.0 < first < 1.0
     assert embedded == []
+
+
+def test_a_search_embeds_the_question_and_its_text_without_unknown_words_in_one_run(
+    tmp_path, data_settings, fake_embedder, monkeypatch
+):
+    # The meaning-shift checks compare the question's vector with its vector without the
+    # names and the words the corpus never uses: all are embedded in the search's one
+    # model run, not one run each.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, max_unknown_shift=1.5,
+                           min_coverage=0.0, check_names=True)
+    runs: list[list[str]] = []
+    real = fake_embedder.embed_spans
+    monkeypatch.setattr(fake_embedder, "embed_spans",
+                        lambda texts, spans: runs.append(list(texts)) or real(texts, spans))
+    question = "How do I enable the fast path with quuxification from Zorblatt?"
+    retriever.search(question, 3)
+    assert len(runs) == 1
+    # without the name; without every word the corpus never uses (the name is one)
+    assert runs[0] == [question, "How do I enable the fast path with quuxification from ?",
+                       "How do I enable the fast path with from ?"]
+    shift = retriever.unknown_shift(question)  # from the vectors that run made
+    assert len(runs) == 1 and 0.0 < shift < 1.0
 
 
 def test_an_incidental_unknown_word_does_not_count_against_coverage(

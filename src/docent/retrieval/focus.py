@@ -14,10 +14,12 @@ to it the same way, by which search adds the best page's section for that ask.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from docent.intent import later_asks
-from docent.retrieval.embeddings import Embedder
+from docent.retrieval.embeddings import Embedder, Span
 from docent.retrieval.sufficiency import asked_part
 
 QuestionVectors = tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]
@@ -28,17 +30,31 @@ def question_vectors(embedder: Embedder, text: str) -> QuestionVectors:
     asks, which is the same vector when no sentence sets the scene first; and one leaning
     to each ask after the first, `docent.intent.later_asks`: "...and how do I
     authenticate?"), all from one model run."""
-    text = " ".join(text.split())
+    return questions_vectors(embedder, [text])[0]
+
+
+def questions_vectors(embedder: Embedder, texts: Sequence[str]) -> list[QuestionVectors]:
+    """`question_vectors` of each text, all from one model run (a batch): a question and
+    the texts the refusal checks compare it with cost one run, not one each."""
+    texts = [" ".join(text.split()) for text in texts]
+    spans = [_spans(text) for text in texts]
+    whole, parts = embedder.embed_spans(texts, [focus + asks for focus, asks in spans])
+    out = []
+    for vector, pooled, (focus, _) in zip(whole, parts, spans, strict=True):
+        # a part past the model's window is a row of zeros: the whole question stands for it
+        leaning = [_leaning(vector, part) for part in pooled]
+        out.append((vector, leaning[0] if focus else vector, tuple(leaning[len(focus):])))
+    return out
+
+
+def _spans(text: str) -> tuple[list[Span], list[Span]]:
+    """The span of the part that asks, when a scene comes first (none otherwise), and the
+    span of each ask after the first."""
     asked = asked_part(text)
     # The asking part is the question's end ("If I run 4 workers..., how much RAM...?").
-    spans = [(len(text) - len(asked), len(text))] if asked != text and text.endswith(asked) else []
+    focus = [(len(text) - len(asked), len(text))] if asked != text and text.endswith(asked) else []
     asks = [(at, at + len(ask)) for ask in later_asks(text) if (at := text.rfind(ask)) >= 0]
-    whole, parts = embedder.embed_spans([text], [spans + asks])
-    vector = whole[0]
-    # a part past the model's window is a row of zeros: the whole question stands for it
-    leaning = [_leaning(vector, part) for part in parts[0]]
-    focus = leaning[0] if spans else vector
-    return vector, focus, tuple(leaning[len(spans):])
+    return focus, asks
 
 
 def _leaning(vector: np.ndarray, part: np.ndarray) -> np.ndarray:

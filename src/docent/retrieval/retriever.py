@@ -6,6 +6,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from docent.retrieval.cache import CacheInfo, ResultCache, cache_key
 from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.evidence import states_value
 from docent.retrieval.exact import VectorTable
-from docent.retrieval.focus import QuestionVectors, question_vectors
+from docent.retrieval.focus import QuestionVectors, questions_vectors
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
@@ -72,6 +73,21 @@ def build_retriever(settings: Settings, embedder: Embedder | None = None,
     """The store and retriever a process serves from; the model itself loads on first use."""
     embedder = embedder or MiniLMEmbedder()
     return HybridRetriever(open_store(settings, embedder), embedder, settings, cache=cache)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """What a question names that the corpus never uses: names in its asking part
+    (`unknown_names`) and words (`unknown_words`, matches in the question)."""
+
+    names: list[str]
+    words: list[re.Match[str]]
+
+
+def _named(query: str, names: list[str]) -> list[re.Match[str]]:
+    """Where each of `names` stands in `query`, as a whole name."""
+    return [m for name in names
+            for m in re.finditer(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", query)]
 
 
 class HybridRetriever:
@@ -185,13 +201,15 @@ class HybridRetriever:
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        vector = self.query_vector(query)
         # The one wait for a newer index; the refusal checks below read the same index.
         index, current = self._keyword_index(fingerprint, wait=True)
+        unknown = self._unknown(query, fingerprint)
+        # The question and the texts the refusal checks compare it with, in one model run.
+        vector = self._question_vectors(query, self._without_unknown(query, unknown))[0]
         hits = self._search(query, k, index, current, vector)
         # Coverage reads every passage the answer may quote, as the value check below does:
         # the best page's further section can hold what the question asks about.
-        if hits and not self.sufficient(query, hits, fingerprint, vector):
+        if hits and not self.sufficient(query, hits, fingerprint, vector, unknown):
             return []  # the docs don't cover the question: counts as empty
         # The value check reads the top k and the best page's further sections: a figure is
         # often in a later section of the best page ("Sizing" under "Running several
@@ -229,15 +247,21 @@ class HybridRetriever:
         from the same model run as `query_vector`'s."""
         return self._question_vectors(text)[1]
 
-    def _question_vectors(self, text: str) -> QuestionVectors:
+    def _question_vectors(self, text: str, also: Sequence[str] = ()) -> QuestionVectors:
+        """`text`'s vectors, from the recent ones or embedded now, with those of the texts
+        `also` not kept yet in the same model run."""
         text = " ".join(text.split())
         with self._vectors_lock:
             vectors = self._vectors.get(text)
-        if vectors is None:
-            vectors = question_vectors(self.embedder, text)
-            with self._vectors_lock:
-                self._vectors[text] = vectors
-        return vectors
+            if vectors is not None:
+                return vectors
+            more = [t for t in dict.fromkeys(" ".join(a.split()) for a in also)
+                    if t and t != text and t not in self._vectors]
+        embedded = questions_vectors(self.embedder, [text, *more])
+        with self._vectors_lock:
+            for t, v in zip([text, *more], embedded, strict=True):
+                self._vectors[t] = v
+        return embedded[0]
 
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         """Stored answer-unit vectors by chunk id (see docent.models.unit_vectors)."""
@@ -278,26 +302,28 @@ class HybridRetriever:
 
     def sufficient(
         self, query: str, hits: list[Hit], fingerprint: str | None = None,
-        vector: np.ndarray | None = None,
+        vector: np.ndarray | None = None, unknown: Unknown | None = None,
     ) -> bool:
         """Whether the hits can answer `query` (see `docent.retrieval.sufficiency`);
-        `vector`, the query's embedding when the caller has it, saves embedding it again."""
+        `vector`, the query's embedding, and `unknown`, what it names that the corpus
+        never uses, when the caller has them, save finding them again."""
         asked = asked_part(query)
+        found = unknown or self._unknown(query, fingerprint)
         if self.check_names:
-            names = self.unknown_names(asked, fingerprint)
+            names = found.names
             if names and self._name_shift(query, names, vector) >= _INCIDENTAL_NAME_SHIFT:
                 return False
             if unnamed_features(asked, [h.chunk.text for h in hits]):
                 return False
         if self.max_unknown_shift < 2:  # 2: off; a shift never exceeds it
-            unknown = self._unknown_words(query, fingerprint)
-            shift = self._shift(query, unknown, vector)
+            unknown_found = found.words
+            shift = self._shift(query, unknown_found, vector)
             if shift > self.max_unknown_shift:
                 return False
-            if unknown and shift < _INCIDENTAL_SHIFT:
+            if unknown_found and shift < _INCIDENTAL_SHIFT:
                 # Words that barely move the question ("Swagger UI CHOKES when...") are
                 # paraphrase: they count against coverage no more than against the shift.
-                query = without(query, unknown)
+                query = without(query, unknown_found)
                 # Found before the words go: "noob question: what is an ABI..." is
                 # split at its colon, "question: what is an ABI..." is too short to be.
                 asked = without(asked, self._unknown_words(asked, fingerprint))
@@ -330,11 +356,26 @@ class HybridRetriever:
         """How far (1 - cosine) the question's vector moves without its unknown names: the
         user's own device or file in passing ("our old Arduino client stopped working")
         hardly moves it, a name the question is about ("Prometheus metrics") does."""
-        found = [
-            m for name in names
-            for m in re.finditer(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", query)
-        ]
-        return self._moved(query, found, vector)
+        return self._moved(query, _named(query, names), vector)
+
+    def _unknown(self, query: str, fingerprint: str | None) -> Unknown:
+        """What the refusal checks read of `query`: the names its asking part gives and the
+        words it uses that the corpus never does (each only when its check is on)."""
+        names = (self.unknown_names(asked_part(query), fingerprint) if self.check_names
+                 else [])
+        words = (self._unknown_words(query, fingerprint) if self.max_unknown_shift < 2
+                 else [])
+        return Unknown(names, words)
+
+    def _without_unknown(self, query: str, unknown: Unknown) -> list[str]:
+        """The texts whose vectors the refusal checks compare with the question's: it
+        without its unknown names, and without its unknown words (`_moved`)."""
+        texts = []
+        if unknown.names:
+            texts.append(without(query, _named(query, unknown.names)))
+        if unknown.words and not asks_for_unknown(query, unknown.words):
+            texts.append(without(query, unknown.words))
+        return texts
 
     def _unknown_words(self, query: str, fingerprint: str | None) -> list[re.Match[str]]:
         index = self.keyword_index(fingerprint)
