@@ -316,14 +316,13 @@ class HybridRetriever:
             if unnamed_features(asked, [h.chunk.text for h in hits]):
                 return False
         if self.max_unknown_shift < 2:  # 2: off; a shift never exceeds it
-            unknown_found = found.words
-            shift = self._shift(query, unknown_found, vector)
+            shift = self._shift(query, found.words, vector)
             if shift > self.max_unknown_shift:
                 return False
-            if unknown_found and shift < _INCIDENTAL_SHIFT:
+            if found.words and shift < _INCIDENTAL_SHIFT:
                 # Words that barely move the question ("Swagger UI CHOKES when...") are
                 # paraphrase: they count against coverage no more than against the shift.
-                query = without(query, unknown_found)
+                query = without(query, found.words)
                 # Found before the words go: "noob question: what is an ABI..." is
                 # split at its colon, "question: what is an ABI..." is too short to be.
                 asked = without(asked, self._unknown_words(asked, fingerprint))
