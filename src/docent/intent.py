@@ -119,6 +119,16 @@ def asks_how_often(question: str) -> bool:
     return bool(_HOW_OFTEN.search(question))
 
 
+# "In the VRF consumer example, what happens if...": a question about the docs' own example
+_EXAMPLE = re.compile(r"\b(?:example|tutorial|sample|snippet|demo)\b", re.I)
+
+
+def asks_about_example(question: str) -> bool:
+    """Whether the question asks about an example or tutorial the docs give: its answer
+    may be in the example's code whatever the kind of answer it wants."""
+    return bool(_EXAMPLE.search(question))
+
+
 # "What is the context budget?": a term to define, short and alone in its question.
 _DEFINE = re.compile(r"^\s*(?:what\s+(?:is|are)|what's)\s+(?:an?\s+|the\s+)?"
                      r"(?P<term>[\w`'.-]+(?:\s+[\w`'.-]+){0,3}?)\s*\??\s*$", re.I)

@@ -721,6 +721,21 @@ settings.retry_backoff = 2.0
     assert "backoff of 2 seconds" in answer and "```" not in answer
 
 
+def test_a_value_question_about_the_docs_example_gets_the_example_code():
+    # Asked of the docs' own example, the value may be only in its code: the block shows.
+    text = """[1] Retries (retries.md)
+Failed calls are retried with a backoff.
+
+A later section shows the example's settings.
+
+```python
+settings.retry_backoff = 2.0
+```"""
+    answer = compose_answer("How long is the backoff in the retries example?",
+                            parse_references(text), fake_vectors(["backoff"]))
+    assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
+
+
 def test_key_points_stop_at_ten():
     names = "amber basalt cedar dune ember flint garnet hazel indigo jade kelp lava moss nectar"
     facts = [f"The kiln glaze setting {w} fires {w}ware pots at {900 + i} degrees."

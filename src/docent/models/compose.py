@@ -34,6 +34,7 @@ from docent.exit_reasons import REFUSAL
 from docent.intent import (
     Intent,
     about_releases,
+    asks_about_example,
     asks_for_value,
     asks_how_often,
     intent_of,
@@ -212,7 +213,8 @@ def compose_parts(
     # The block the lead or a key point announces (a URL, a sample reply) does not keep away
     # a clearly better example (the code that does what the question asks); one a key
     # point introduces shows under that point instead.
-    best = _on_topic_code(cands, lead, points, intent)
+    example = asks_about_example(question)
+    best = _on_topic_code(cands, lead, points, intent, example)
     extra = None
     if code is None:
         if nested is None or _clearly_better(best, nested) or _own_over(best, nested, lead):
@@ -220,7 +222,7 @@ def compose_parts(
     elif _clearly_better(best, code) and all(_code_of(p, at) is not best for p in points):
         extra = best
     else:
-        extra = _closer_match(cands, lead, points, intent, code, at)
+        extra = _closer_match(cands, lead, points, intent, code, at, example)
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -797,13 +799,18 @@ def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candi
 
 
 def _on_topic_code(
-    cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent
+    cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent,
+    example: bool = False,
 ) -> Candidate | None:
     """The best on-topic code block of a quoted passage that no chosen statement introduces
-    (on-topic enough: a how-to question asks for one more readily)."""
-    if intent.kind in ("outcome", "concept", "value"):
+    (on-topic enough: a how-to question asks for one more readily). `example`: the question
+    asks about the docs' own example, whose code may hold what happens or the value."""
+    if intent.kind == "concept" or intent.kind in ("outcome", "value") and not example:
         # What happens, what something is, how long or how many: code nobody chosen
-        # introduces is noise (a report template under "how long until a reply?").
+        # introduces is noise (a report template under "how long until a reply?"), unless
+        # asked of an example ("In the heroes tutorial, what's the cap on the list
+        # endpoint?": `limit: Annotated[int, Query(le=100)] = 100`). Why an example does
+        # something is in its prose.
         return None
     quoted = {lead.page, *(p.page for p in points)}
     # A passage of code alone (the chunker cut it from the sentences before it) has no
@@ -829,13 +836,14 @@ def _on_topic_code(
 
 def _closer_match(
     cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent,
-    code: Candidate, at: dict[tuple[int, int], Candidate],
+    code: Candidate, at: dict[tuple[int, int], Candidate], example: bool = False,
 ) -> Candidate | None:
     """The best on-topic block no chosen statement introduces, when its words match the
     question nearly all (`_CODE_LEX`) and better than those of `code`, the block the lead
     shows ("...what goes in the config?" under a lead showing the install command)."""
     introduced = {id(x) for p in (lead, *points) if (x := _code_of(p, at)) is not None}
-    other = _on_topic_code([c for c in cands if id(c) not in introduced], lead, points, intent)
+    other = _on_topic_code([c for c in cands if id(c) not in introduced], lead, points, intent,
+                           example)
     if other is None or other.lex < _CODE_LEX or other.lex <= code.lex or _same(other, code):
         return None
     return other
