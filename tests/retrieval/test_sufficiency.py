@@ -223,6 +223,14 @@ def test_a_class_of_status_codes_is_known_when_the_docs_give_a_code_of_it():
     assert names_against(docs, "Which code fits a generic 5xx error?") == ["5xx"]
 
 
+def test_a_name_after_a_prefix_is_known_when_the_docs_use_the_name():
+    # "non-English versions of the docs" when the docs say "English": no name of its own
+    docs = "The docs are written in English and translated into other languages."
+    assert names_against(docs, "Who writes the non-English versions of the docs?") == []
+    assert names_against(docs, "Who writes the Non-English versions of the docs?") == []
+    assert names_against(docs, "Are the non-Spanish docs translated?") == ["non-Spanish"]
+
+
 def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     # "I'm migrating from Django REST Framework. Who created DRF?"
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []

@@ -218,12 +218,19 @@ def _coined(word: str, question: str, at: int, doc_freq: Mapping[str, int],
 
 def _compound(word: str) -> list[str]:
     """A name and the plain word after it ("JSON-encoded", "Cayman-based") as two, each
-    known or not; else the word itself ("per-IP", "gRPC-web", "X-API-Key", "UTF-8")."""
+    known or not; a prefix and a name ("non-English", "pre-Cancun") as the name; else the
+    word itself ("per-IP", "gRPC-web", "X-API-Key", "UTF-8")."""
     pieces = word.split("-")
+    if len(pieces) == 2 and pieces[0].lower() in _PREFIXES and len(pieces[1]) > 1:
+        return [pieces[1]]
     if (len(pieces) > 1 and all(len(p) > 1 and p.isalnum() for p in pieces)
             and pieces[-1].isalpha() and pieces[-1].islower()):
         return pieces
     return [word]
+
+
+# Prefixes of a name that say "not", "before", "many"... of the thing the name names.
+_PREFIXES = frozenset("non pre post anti multi cross semi".split())
 
 
 def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
