@@ -705,6 +705,23 @@ settings.retry_backoff = 2.0
     assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
 
 
+def test_a_how_to_gets_the_code_of_the_best_passage_when_its_lead_is_another_pages():
+    text = """[1] Scene tour > Your first scene (tour.md)
+We are going to build a small scene.
+
+Click the code window and add the following code:
+
+```html
+<m-model src="https://example.com/dice.glb"></m-model>
+```
+[2] Editor tour > Assets panel (editor.md)
+The assets panel keeps the GLB files of your scene. An uploaded GLB file can be dragged into \
+the scene, where it becomes a model."""
+    answer = compose_answer("How do I add a GLB model file to my scene?", parse_references(text))
+    assert answer.startswith("## Assets panel\n\nAn uploaded GLB file can be dragged")
+    assert '```html\n<m-model src="https://example.com/dice.glb"></m-model>\n```' in answer
+
+
 def test_a_value_question_gets_no_code_nobody_introduces():
     # The same passage as above, asked "how long": the code that matches its words is no
     # example of a duration.

@@ -813,6 +813,11 @@ def _on_topic_code(
         # something is in its prose.
         return None
     quoted = {lead.page, *(p.page for p in points)}
+    if intent.wants_code:
+        # The search's best passage is as much the answer's as a page it quotes: its code
+        # ("...add the following code:" over `<m-model src=...>`) answers a how-to whose
+        # lead came from another page ("drag the GLB file into the scene").
+        quoted |= {c.page for c in cands if c.ref.n == 1}
     # A passage of code alone (the chunker cut it from the sentences before it) has no
     # statement to choose: its block may show when its words match the question's.
     prose = {c.ref.n for c in cands if not c.unit.is_code}
