@@ -120,7 +120,9 @@ def asks_how_often(question: str) -> bool:
 
 
 # "In the VRF consumer example, what happens if...": a question about the docs' own example
-_EXAMPLE = re.compile(r"\b(?:example|tutorial|sample|snippet|demo)\b", re.I)
+# (not "what happens if, for example, ...")
+_EXAMPLE = re.compile(r"\b(?:the|this|that|its|their)\s+(?:[\w.'-]+\s+){0,4}?"
+                      r"(?:example|tutorial|sample|snippet|demo)s?\b", re.I)
 
 
 def asks_about_example(question: str) -> bool:

@@ -751,6 +751,10 @@ settings.retry_backoff = 2.0
     answer = compose_answer("How long is the backoff in the retries example?",
                             parse_references(text), fake_vectors(["backoff"]))
     assert "Example [1]:\n\n```python\nsettings.retry_backoff = 2.0\n```" in answer
+    # "for example" names no example of the docs
+    answer = compose_answer("How long is, for example, the retry backoff?",
+                            parse_references(text), fake_vectors(["backoff"]))
+    assert "```" not in answer
 
 
 def test_key_points_stop_at_ten():
