@@ -121,6 +121,21 @@ def test_a_name_starting_with_my_is_the_users_own():
     assert names("Does Mypy check the params?") == ["Mypy"]  # a name, not "my"
 
 
+def test_a_custom_compound_name_is_the_users_own():
+    # "raises a custom OutOfStockError": their exception class
+    assert names("My backend raises a custom OutOfStockError. How do I stream it?") == []
+    assert names("My backend raises its own OutOfStockError. How do I stream it?") == []
+    assert names("My backend raises an OutOfStockError. How do I stream it?") == [
+        "OutOfStockError"]
+    # a product's one-word name stays a name after "custom"
+    assert names("How do I stream from a custom Pinecone backend?") == ["Pinecone"]
+
+
+def test_keys_pressed_together_are_no_name():
+    assert names("Does the backend stop streaming when I press Ctrl+C?") == []
+    assert names("Does the backend stop streaming on Cmd-Shift-R?") == []
+
+
 def test_a_name_in_the_users_own_code_is_theirs():
     docs = "Declare `commons: Annotated[Params, Depends(Params)]`; stream events with send()."
     # Beside names the docs use, in inline code: their class, their string

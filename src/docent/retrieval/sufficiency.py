@@ -78,6 +78,9 @@ _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _CUSTOM_HEADER = re.compile(r"X-[A-Za-z][\w-]*", re.I)
 # "Annotated[MyParams, Depends(MyParams)]", "my_dep": a name the user gave their own code.
 _MINE = re.compile(r"(?:My|my_?)(?=[A-Z_])|my_")
+# "raises a custom OutOfStockError": a compound name (capitals inside it) the user made.
+_OWN = re.compile(r"\b(?:custom|own)\s+$", re.I)
+_COMPOUND_NAME = re.compile(r"[a-z][A-Z]")
 # "coming from Spring: ...", "migrating a legacy PHP site", "porting our app from Express":
 # what the user is leaving, named in passing; the question is about where they are going.
 _OLD = r"(?:(?:a|an|the|our|my|old|legacy|existing|big)\s+)*"
@@ -416,10 +419,12 @@ def _in_passing(word: str, question: str, m: re.Match[str]) -> bool:
     """Whether the name `word`, found at `m` in `question`, is the user's own or named in
     passing: an example ("e.g. home/johndoe/notes.txt", "AWS or another provider"), what
     they are leaving ("coming from Spring"), a custom header ("X-Trace-Id") or their own
-    code ("MyParams")."""
+    code ("MyParams", "a custom OutOfStockError")."""
     return bool(_ends_at(_EXAMPLE, question, m.start()) or _OR_ANOTHER.match(question, m.end())
                 or _ends_at(_LEAVING, question, m.start())
-                or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1]))
+                or _CUSTOM_HEADER.fullmatch(word) or _MINE.match(word.rsplit("/", 1)[-1])
+                or _COMPOUND_NAME.search(word) is not None
+                and _ends_at(_OWN, question, m.start()) is not None)
 
 
 # How far back a pattern ending at a word is looked for: further than any of them reaches in
@@ -469,8 +474,14 @@ _QUANTITY = re.compile(
 )
 
 
+# "stop it with Ctrl+C": keys pressed together, not a name.
+_KEYS = re.compile(r"(?:ctrl|control|cmd|command|alt|option|opt|shift|meta|super|win)"
+                   r"(?:[+-][\w]+)+", re.I)
+
+
 def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
-    if len(word) < 2 or word.isdigit() or word.lower() in _FILLERS or _QUANTITY.fullmatch(word):
+    if (len(word) < 2 or word.isdigit() or word.lower() in _FILLERS
+            or _QUANTITY.fullmatch(word) or _KEYS.fullmatch(word)):
         return False
     upper = sum(ch.isupper() for ch in word)
     if upper >= 2 or (upper and not word[0].isupper()):  # API, gRPC, JWTs, iOS
