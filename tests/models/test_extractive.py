@@ -757,6 +757,22 @@ settings.retry_backoff = 2.0
     assert "```" not in answer
 
 
+def test_a_key_point_does_not_repeat_the_sentence_said_before_the_lead():
+    # The lead leans on the sentence before it, shown first; the key point before that
+    # sentence would take it as its tail and show it twice.
+    text = """[1] Editor tour > Inspector (editor.md)
+Select an element in the editor to edit its properties visually with the inspector. \
+This shows every property of the element visually. It helps when you forget a tag name \
+and want to edit properties visually.
+
+Colours can be edited visually in the inspector too."""
+    answer = compose_answer("Can I edit properties visually in the editor when I forget a tag name?",
+                            parse_references(text))
+    assert answer.count("This shows every property of the element visually.") == 1
+    assert "- Select an element in the editor to edit its properties visually with the " \
+           "inspector. [1]" in answer
+
+
 def test_key_points_stop_at_ten():
     names = "amber basalt cedar dune ember flint garnet hazel indigo jade kelp lava moss nectar"
     facts = [f"The kiln glaze setting {w} fires {w}ware pots at {900 + i} degrees."

@@ -269,7 +269,7 @@ def compose_parts(
             # under the point announcing it, and under the item it is nested in
             nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
             more = _tail(c, cands)
-            more = None if more is None or id(more) in taken else more
+            more = None if more is None or id(more) in taken or id(more) in used else more
             under = nested if c is owner else second if c is second_owner else None
             complete = _complete(c, cands, shown, in_answer)
             if not complete and _only_announces(c) and _announces_list(c, cands):
