@@ -256,7 +256,7 @@ def compose_parts(
                                                                   timing=timing)]
     if points:
         parts += ["", "### Key Points", ""]
-        taken = {id(c) for c in picked}
+        used.update(id(c) for c in picked)  # shown: no point's tail or prior again
         shown = {id(c) for c in (code, extra, nested) if c is not None}
         second_owner, second = (
             _second_block(points, owner, (code, extra, nested), at, shown)
@@ -269,7 +269,7 @@ def compose_parts(
             # under the point announcing it, and under the item it is nested in
             nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
             more = _tail(c, cands)
-            more = None if more is None or id(more) in taken or id(more) in used else more
+            more = None if more is None or id(more) in used else more
             under = nested if c is owner else second if c is second_owner else None
             complete = _complete(c, cands, shown, in_answer)
             if not complete and _only_announces(c) and _announces_list(c, cands):
@@ -301,7 +301,7 @@ def compose_parts(
             # "For this reason, you would only do this on contracts called frequently": the
             # reason is the sentence before, unless the answer says it already.
             prior = _said_before(c, at)
-            if prior is not None and id(prior) not in taken and id(prior) not in used:
+            if prior is not None and id(prior) not in used:
                 text = f"{prior.unit.text} {text}"
                 used.add(id(prior))
             if more is not None and complete:
@@ -800,7 +800,7 @@ def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candi
 
 def _on_topic_code(
     cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent,
-    example: bool = False,
+    example: bool,
 ) -> Candidate | None:
     """The best on-topic code block of a quoted passage that no chosen statement introduces
     (on-topic enough: a how-to question asks for one more readily). `example`: the question
@@ -841,7 +841,7 @@ def _on_topic_code(
 
 def _closer_match(
     cands: list[Candidate], lead: Candidate, points: list[Candidate], intent: Intent,
-    code: Candidate, at: dict[tuple[int, int], Candidate], example: bool = False,
+    code: Candidate, at: dict[tuple[int, int], Candidate], example: bool,
 ) -> Candidate | None:
     """The best on-topic block no chosen statement introduces, when its words match the
     question nearly all (`_CODE_LEX`) and better than those of `code`, the block the lead

@@ -476,7 +476,7 @@ _QUANTITY = re.compile(
 
 # "stop it with Ctrl+C": keys pressed together, not a name.
 _KEYS = re.compile(r"(?:ctrl|control|cmd|command|alt|option|opt|shift|meta|super|win)"
-                   r"(?:[+-][\w]+)+", re.I)
+                   r"(?:[+-]\w+)+", re.I)
 
 
 def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
