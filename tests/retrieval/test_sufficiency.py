@@ -230,6 +230,16 @@ def test_a_series_of_versions_is_known_when_the_docs_give_a_version_of_it():
     assert names_against(docs, "We are on 1.x. Which bumps can break my code?") == ["1.x"]
 
 
+def test_a_version_is_known_when_the_docs_give_it_with_more_parts():
+    # "0.122" for the 0.122.0 the docs name, also after a prefix ("pre-0.122")
+    docs = "Before FastAPI 0.122.0, a missing token got a 403."
+    assert names_against(docs, "Since 0.122, what does a missing token get?") == []
+    assert names_against(docs, "A client needs the pre-0.122 status. Which hook sets it?") == []
+    assert names_against(docs, "Since v0.122, what does a missing token get?") == []
+    assert names_against(docs, "Since 0.12, what does a missing token get?") == ["0.12"]
+    assert names_against(docs, "Since 0.123, what does a missing token get?") == ["0.123"]
+
+
 def test_a_class_of_status_codes_is_known_when_the_docs_give_a_code_of_it():
     # "4xx" for the 400-499 codes, as web developers write them
     docs = "Use 404 when the item is not found; 400 - 499 are client errors."

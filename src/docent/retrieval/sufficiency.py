@@ -154,7 +154,8 @@ def unknown_names(
             if not all(len(p) > 1 and any(ch.isalpha() for ch in p) for p in named):
                 named = [word]
             parts = [w.lower() for part in named for w in _compound(part)]
-        if all(_uses(p, doc_freq, raw_words, changelog_only) for p in parts):
+        if all(_uses(p, doc_freq, raw_words, changelog_only) or _version_of(p, raw_words)
+               for p in parts):
             continue
         # "typing.Annotated" when the docs import Annotated from typing: a dotted name
         # whose every part the docs use.
@@ -183,6 +184,14 @@ def unknown_names(
     return unknown
 
 
+def _version_of(low: str, raw_words: Collection[str]) -> bool:
+    """Whether `low` is a version the docs give with more parts: "0.122" (or "v0.122")
+    when they write "0.122.0"."""
+    version = _VERSION.fullmatch(low)
+    return version is not None and any(w.startswith(f"{version.group(1)}.") for w in raw_words)
+
+
+_VERSION = re.compile(r"v?(\d+(?:\.\d+)+)")
 # A series of versions: "0.x", "v2.x", "4.x.x" (its prefix: "0.", "2.", "4.").
 _SERIES = re.compile(r"v?((?:\d+\.)+)x(?:\.x)*")
 # A class of three-digit codes, as HTTP's are written: "4xx", "5XX" (its first digit).
