@@ -111,6 +111,16 @@ def test_a_number_under_a_money_column_states_money():
     assert not states_kind("money", "1 day — Slots: 40,000")
 
 
+def test_a_table_row_reads_with_its_column_names():
+    # The value check reads a pipe table's row as the answer shows it: "Somnia gas: 18560".
+    table = ("| EVM Op | Ethereum gas | Somnia gas |\n| --- | --- | --- |\n"
+             "| LOG1 with 32 bytes of data | 1006 | 13440 |\n"
+             "| LOG2 with 32 bytes of data | 1381 | 18560 |")
+    assert states("What does a LOG2 with 32 bytes of data cost?", table)
+    assert not states("What does a LOG2 with 32 bytes of data cost?",
+                      table.replace("Ethereum gas", "Ethereum").replace("Somnia gas", "Somnia"))
+
+
 def test_a_sentence_summing_up_a_list_reads_with_the_list():
     # "All records..." states the value of every record the list above it names; a sentence
     # that does not look back reads only its own neighbourhood.

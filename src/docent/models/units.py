@@ -14,7 +14,7 @@ from typing import Literal
 
 from docent.models.text import CODE_SPAN, sentences
 from docent.retrieval.markdown import heading_title
-from docent.retrieval.tables import DIRECTIVE, rebuild_tables
+from docent.retrieval.tables import DIRECTIVE, rebuild_tables, row_text
 
 UnitKind = Literal["prose", "item", "row", "code"]
 
@@ -259,7 +259,7 @@ def split_units(body: str) -> list[Unit]:
             if is_header:
                 header = cells
             elif not is_rule:
-                add(untag(_row_text(cells, header)), "row")
+                add(untag(row_text(cells, header)), "row")
         elif _indented_code(lines, i):
             # An indented code block (crawled pages lose their fences): up to the next
             # line that is neither blank nor indented.
@@ -510,12 +510,6 @@ def _labelled_values(lines: list[str]) -> list[str]:
     return out
 
 
-def _row_text(cells: list[str], header: list[str]) -> str:
-    """A table row as text, each value after the first named by its column."""
-    if len(header) != len(cells):
-        return " — ".join(c for c in cells if c)
-    rest = [f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=True) if c]
-    return " — ".join([cells[0], *rest] if cells[0] else rest)
 
 
 def _indented_code(lines: list[str], i: int) -> bool:

@@ -36,7 +36,7 @@ from docent.intent import Measure, MeasureKind, measure_of, sentences
 from docent.retrieval.bm25 import root, stem, tokenize
 from docent.retrieval.chunking import name_bare_links
 from docent.retrieval.shorthand import with_shorthand
-from docent.retrieval.tables import rebuild_tables
+from docent.retrieval.tables import rebuild_tables, rows_as_text
 from docent.retrieval.types import Hit
 
 _SPELLED = (
@@ -255,7 +255,7 @@ def _segments(text: str) -> tuple[str, ...]:
     """A passage's sentences and lines, without markup's digits, remembered: the same
     passages come back for related questions. A crawled table is read as the answer reads
     it, a row's cells on one line."""
-    rows = "\n".join(rebuild_tables(text.splitlines()))
+    rows = "\n".join(rows_as_text(rebuild_tables(text.splitlines())))
     named = name_bare_links(rows, path_words=True)
     plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", named)
     return tuple(s for s in _SEGMENT.split(plain) if s.strip())

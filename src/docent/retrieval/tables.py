@@ -63,6 +63,37 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     return out
 
 
+def row_text(cells: list[str], header: list[str]) -> str:
+    """A table row as text, each value after the first named by its column ("LOG2 with 32
+    bytes of data — Ethereum gas: 1381 — Somnia gas: 18560")."""
+    if len(header) != len(cells):
+        return " — ".join(c for c in cells if c)
+    rest = [f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=True) if c]
+    return " — ".join([cells[0], *rest] if cells[0] else rest)
+
+
+def rows_as_text(lines: list[str]) -> list[str]:
+    """`lines` with each pipe table's rows as `row_text`, its header and rule lines gone:
+    a row read alone then says what each of its numbers is."""
+    out: list[str] = []
+    header: list[str] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+            out.append(line)
+            continue
+        cells = [c.strip() for c in stripped.strip("|").split("|")]
+        if i + 1 < len(lines) and _RULE.fullmatch(lines[i + 1].strip()):
+            header = cells
+        elif not _RULE.fullmatch(stripped):
+            # (a row of a table whose header is not known stays as it is)
+            out.append(row_text(cells, header) if len(header) == len(cells) else line)
+    return out
+
+
+_RULE = re.compile(r"[|:\- ]+")
+
+
 def _alone(lines: list[str], j: int) -> bool:
     """Whether line `j` is a paragraph of one line: blank (or nothing) before and after."""
     before = j == 0 or not lines[j - 1].strip()
