@@ -263,7 +263,8 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"lock(?:-?up)?\s+period|cool-?down|vesting|max[-_]age)s?\b")),
     ("money", re.compile(
         r"\bhow\s+much\s+(?:\w+\s+)?(?:does|do|did|will|would|is|are|should)\b.{0,80}?\b(?:cost|pay|charge|"
-        r"earn|spend)\b|\bwhat\s+(?:does|do)\s+.{0,60}?\bcharge\b|\bwhat\s+(?:apy|apr)\b"
+        r"earn|spend)\b|\bwhat\s+(?:does|do|did|will|would)\s+.{0,60}?\b(?:charge|cost)\b"
+        r"|\bwhat\s+(?:apy|apr)\b"
         r"|\bhow\s+much\s+(?:gas|fees?)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?(?:price|pricing|cost|"
         r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),

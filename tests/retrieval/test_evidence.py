@@ -487,6 +487,8 @@ def test_a_question_asking_for_no_value_always_passes():
     # "in charge of" says who is responsible, not what it costs
     ("Which group is in charge of hard forks and gas economics?", None),
     ("What does the relayer charge for a transfer?", Measure("money")),
+    # what a thing costs, asked as "what does it cost" (its "storage" names no size)
+    ("What does each SSTORE into a new storage slot cost?", Measure("money")),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
