@@ -999,3 +999,19 @@ def test_a_nested_list_item_is_deeper_than_the_item_it_is_under():
     # A passage is stripped: its first item lost its indent, its list is still one level.
     crawled = "* Real-value network.\n\n  * Integrated with wallets.\n\n  * Immutable history."
     assert [u.depth for u in split_units(crawled)] == [2, 2, 2]
+
+
+def test_two_statements_giving_different_values_are_both_key_points():
+    # The rows share every word of their explorer links; the addresses they give differ.
+    link = "https://shannon-explorer.somnia.network/address/"
+    text = f"""[1] Oracle > Contracts (oracle.md)
+Testnet — Contract Address: [0x9206AaEE3E6bdC07F7]({link}0x9206AaEE3E6bdC07F7)
+
+[2] Oracle > Gas wallets (oracle.md)
+The gas wallet pays for pushing prices to your contract; keep it funded.
+
+Testnet: [0x24384e1c60547b0d54]({link}0x24384e1c60547b0d54)"""
+    answer = compose_answer("Which testnet address does the oracle's gas wallet have?",
+                            parse_references(text))
+    assert "0x9206AaEE3E6bdC07F7" in answer
+    assert "0x24384e1c60547b0d54" in answer
