@@ -1015,3 +1015,15 @@ Testnet: [0x24384e1c60547b0d54]({link}0x24384e1c60547b0d54)"""
                             parse_references(text))
     assert "0x9206AaEE3E6bdC07F7" in answer
     assert "0x24384e1c60547b0d54" in answer
+
+
+def test_an_indented_block_opening_on_markup_is_code():
+    # A crawl turns a fenced MML example into indented lines; its first line is an HTML
+    # comment, then an element, none of them with a brace or a semicolon.
+    body = ("Copy\n    \n    \n"
+            "    <!-- Damaged Helmet by someone\n    https://example.com/helmet -->\n"
+            '    <m-model src="helmet.glb" sx="0.5" sy="0.5" sz="0.5"></m-model>\n    \n'
+            '    <m-cube color="red"></m-cube>\n\nThe scene has a helmet and a cube.')
+    units = split_units(body)
+    assert [u.kind for u in units] == ["code", "prose"]
+    assert units[0].text.startswith("```\n<!-- Damaged Helmet") and 'sx="0.5"' in units[0].text

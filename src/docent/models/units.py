@@ -22,7 +22,8 @@ _HEADING = re.compile(r"^#{1,6}\s+(?=\S)")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
 _MKDOCSTRINGS = re.compile(r"^:::\s+[\w.]+\s*$")  # "::: fastapi.responses.ORJSONResponse"
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
-_CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ )")
+# (markup too: an HTML comment, an element's tag: "<!-- helmet by ... -->", "<m-model ...>")
+_CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ |<!--|<[a-zA-Z][\w-]*(?:\s|/?>|$))")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"<?https?://\S+>?")
 _MAX_ITEM_CHARS = 400
