@@ -212,3 +212,21 @@ def test_a_paragraph_announcing_code_moves_with_the_code_to_the_next_chunk():
     holder = next(c for c in got if "export SETTING_0" in c.text)
     assert holder.text.startswith("Set these on every replica:\n\n```bash")
     assert not any(c.text.rstrip().endswith(":") for c in got)
+
+
+def test_a_table_a_crawl_flattened_stays_in_one_chunk_when_it_fits():
+    # One cell a line: "Service", "Provider", then a row's cells. Cut after "[RPC](...)",
+    # the rows would start the next chunk without the header that says what they are.
+    fill = " ".join(f"word{i}" for i in range(30))
+    rows = [("RPC", "Ankr, Public Node"), ("Oracles", "DIA"), ("Subgraphs", "Protofire, Ormi"),
+            ("Wallets", "Privy, Thirdweb"), ("SDKs", "Sequence, Thirdweb"), ("APIs", "Ormi")]
+    cells = ["Service", "Provider"] + [c for name, who in rows for c in (f"[{name}](/{name})", who)]
+    text = f"# Tools\n\n{fill}.\n\n" + "\n\n".join(cells) + "\n\nAfter the table.\n"
+    got = chunks(text, max_tokens=50, min_tokens=0)
+    holder = next(c for c in got if "Sequence, Thirdweb" in c.text)
+    assert holder.text.startswith("Service\n\nProvider\n\n[RPC](/RPC)")
+    assert "Ormi\n" in holder.text + "\n" and fill not in holder.text
+    # too big for one chunk, it is split between cells as before, each still a paragraph
+    got = chunks(text, max_tokens=10, min_tokens=0)
+    assert not any("Service" in c.text and "Sequence" in c.text for c in got)
+    assert all("\n" not in c.text.replace("\n\n", "") for c in got)

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from docent.retrieval.markdown import LIST_ITEM, Block, Section, parse_markdown
+from docent.retrieval.tables import flattened_tables
 from docent.retrieval.types import Chunk
 
 TokenCounter = Callable[[str], int]
@@ -155,7 +156,7 @@ def chunk_markdown(
 
 def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
     units: list[tuple[str, int]] = []
-    for block in section.blocks:
+    for block in _tables_whole(section.blocks, budget, cost):
         units.extend(_units(block, budget, cost))
     pieces = [_Piece(section.path, section.slug, section.level)]
     for text, tokens in units:
@@ -177,6 +178,32 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
         current.parts.append(text)
         current.tokens += tokens
     return [p for p in pieces if p.parts]
+
+
+def _tables_whole(blocks: list[Block], budget: int, cost: TokenCounter) -> list[Block]:
+    """`blocks` with the one-line paragraphs of each table a crawl flattened (one cell a
+    line, see `docent.retrieval.tables`) that fits in `budget` joined into one block: like a
+    code block, such a table is not split ("Service", "Provider", "[RPC]" ending one chunk
+    and the rest of its rows starting the next)."""
+    lines: list[str] = []
+    owner: list[int] = []  # the block each line is of
+    for n, block in enumerate(blocks):
+        for line in [*block.text.split("\n"), ""]:
+            lines.append(line)
+            owner.append(n)
+    spans = flattened_tables(lines)
+    if not spans:
+        return blocks
+    out: list[Block] = []
+    n = 0
+    for start, end, _ in spans:
+        first, last = owner[start], owner[end - 1]
+        table = "\n\n".join(b.text for b in blocks[first : last + 1])
+        if any(blocks[k].code for k in range(first, last + 1)) or cost(table) > budget:
+            continue
+        out += [*blocks[n:first], Block(table)]
+        n = last + 1
+    return out + blocks[n:]
 
 
 def _announcing_run(parts: list[str]) -> list[str]:

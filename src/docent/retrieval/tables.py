@@ -43,6 +43,17 @@ def rebuild_tables(lines: list[str]) -> list[str]:
     """
     out: list[str] = []
     i = 0
+    for start, end, table in flattened_tables(lines):
+        out += [*lines[i:start], "", *table, ""]
+        i = end
+    return out + lines[i:]
+
+
+def flattened_tables(lines: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Where `rebuild_tables` finds a flattened table: its first line, the line after its
+    last cell, and its pipe-table lines."""
+    found_at: list[tuple[int, int, list[str]]] = []
+    i = 0
     while i < len(lines):
         cells = _run(lines, i, _is_short_cell)
         found = _as_table([c for c, _ in cells]) if len(cells) >= 6 else None
@@ -55,12 +66,12 @@ def rebuild_tables(lines: list[str]) -> list[str]:
                 found = _as_text_table([c for c, _ in cells])
         if found:
             table, used = found
-            out += ["", *table, ""]
-            i = cells[used - 1][1] + 1
+            end = cells[used - 1][1] + 1
+            found_at.append((i, end, table))
+            i = end
         else:
-            out.append(lines[i])
             i += 1
-    return out
+    return found_at
 
 
 def row_text(cells: list[str], header: list[str]) -> str:
