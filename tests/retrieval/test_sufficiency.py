@@ -380,6 +380,10 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("When we run cleanup code, can it talk to others over ambassador chat?")
     assert not asks("Can the ambassador program talk to others over cleanup code?")
     assert not asks("How do I send cleanup code over ambassador chat?")  # no yes/no question
+    # ... with whatever it is done, each means it names
+    assert asks("Can I run cleanup code through the program using an ambassador instead?")
+    assert asks("Can cleanup code compress its output with ambassador?")
+    assert not asks("Can an ambassador run with cleanup code?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

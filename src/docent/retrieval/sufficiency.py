@@ -333,15 +333,18 @@ _ASKED = re.compile(
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
     r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
-    # "can players talk over VOICE chat?": the means a yes/no question asks about (also
-    # after a clause setting the scene: "When we are in one world, can we talk over...?")
-    r"|(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b[^?.]*?"
-    r"\b(?:over|via|through)\s+"
-    r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "what's the recommended way to REVOKE or BLACKLIST a token?": the doing asked about
     r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)",
     re.I,
 )
+# A yes/no question (also after a clause setting the scene: "When we are in one world, can
+# we talk over...?") ...
+_YES_NO = re.compile(r"(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b"
+                     r"[^?.]*\?", re.I)
+# ... and each means it asks about: "can players talk over VOICE chat?", "sign in through
+# Privy with a PASSKEY?", "compress the stream with BROTLI?".
+_MEANS = re.compile(r"\b(?:over|via|through|using|with)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
+                    re.I)
 
 
 # Which firm / company / team...: asks who, and docs name the auditor or the maintainer
@@ -355,11 +358,13 @@ _WHO = frozenset({
 
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for, or a yes/no question asks about
-    (whether it can be used, whether something does it), or a "way to" question asks how
-    to do, is one of its `unknown` words: docs that never say "regions" cannot tell which
-    regions, nor whether a "webm" file plays. A question asking which firm, company or team
-    does something asks who, which docs answer with a name."""
+    (whether it can be used, whether something does it, any means it names), or a "way
+    to" question asks how to do, is one of its `unknown` words: docs that never say
+    "regions" cannot tell which regions, nor whether a "webm" file plays. A question asking
+    which firm, company or team does something asks who, which docs answer with a name."""
     asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
+    asked += [means.span(1) for ask in _YES_NO.finditer(question)
+              for means in _MEANS.finditer(question, ask.start(), ask.end())]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
 
