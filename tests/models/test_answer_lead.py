@@ -1252,3 +1252,17 @@ The chat app sends its messages to nobody else, and the server does not delete o
     answer = compose_answer("Does the chat app use websockets for new messages?",
                             parse_references(text), fake_vectors(["chat", "message"]))
     assert lead_statement(answer).startswith("The chat app sends each new message")
+
+
+def test_a_value_on_the_best_matching_page_leads_before_another_pages():
+    # Both give a duration; the token unlock schedule is another page's, about another token.
+    text = """[1] Meme coins > Launch a meme token (meme.md)
+People can trade a meme token you launch from the launch page.
+
+Trade opens instantly after the launch.
+
+[2] Tokenomics > Unlock schedule (tokenomics.md)
+People trade unlocked tokens over 48 months after the launch page."""
+    answer = compose_answer("How long until people can trade a meme token I launch?",
+                            parse_references(text), fake_vectors(["trade", "meme"]))
+    assert lead_statement(answer).startswith("Trade opens instantly after the launch.")

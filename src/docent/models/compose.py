@@ -167,12 +167,19 @@ def compose_parts(
     naming = intent.kind == "howto" and not instructs(best_match.unit.text)
     at = {(c.ref.n, c.pos): c for c in cands}
     intro = _intro_of_best_code(cands, at, top) if intent.kind == "howto" else None
+
+    def value_lead(c: Candidate) -> tuple[bool, bool]:
+        # A statement giving the value asked for leads; one on the best match's page first
+        # ("Your token goes live instantly", not another page's "48 months post-launch").
+        valued = c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure)
+        return valued, valued and c.page == best_match.page
+
     lead = max(
         prose,
         key=lambda c: (
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
-            c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure),
+            *value_lead(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
             or c is intro,
