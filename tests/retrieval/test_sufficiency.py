@@ -173,6 +173,11 @@ def test_a_name_set_against_one_the_docs_use_is_the_users_own():
     assert names("How do I keep backend files in Pinecone instead of OAuth2?") == ["Pinecone"]
     assert names("My backend files are Latin-1, not Pinecone. Will it fail?") == [
         "Latin-1", "Pinecone"]
+    # a file name the docs write with its dot: their words hold it without
+    docs = "Put the settings in a .env file and point env_file at it."
+    assert names_against(docs, "Our settings live in config/staging.env, not .env. How?") == []
+    assert names_against(docs, "Our settings live in config/staging.env, not .cfg. How?") == [
+        "config/staging.env", "cfg"]
 
 
 def test_a_file_of_the_users_own_and_a_cmd_are_not_unknown_names():

@@ -142,7 +142,9 @@ def unknown_names(
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
         # name; their answer about that thing is the answer.
         contrast = _CONTRASTED.match(question, m.end())
-        if contrast and _uses(contrast.group(1).lower(), doc_freq, raw_words, changelog_only):
+        # (".env": the docs' words hold the name without its dot)
+        if contrast and _uses(contrast.group(1).lower().lstrip("."), doc_freq, raw_words,
+                              changelog_only):
             continue
         low = word.lower()
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
