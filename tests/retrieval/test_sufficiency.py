@@ -136,6 +136,11 @@ def test_keys_pressed_together_are_no_name():
     assert names("Does the backend stop streaming on Cmd-Shift-R?") == []
 
 
+def test_a_way_of_writing_identifiers_is_no_name():
+    assert names("Why is the backend's streaming flag in camelCase, not snake_case?") == []
+    assert names("Why is the backend's streaming flag in PascalCase?") == []
+
+
 def test_a_name_in_the_users_own_code_is_theirs():
     docs = "Declare `commons: Annotated[Params, Depends(Params)]`; stream events with send()."
     # Beside names the docs use, in inline code: their class, their string

@@ -495,9 +495,15 @@ _KEYS = re.compile(r"(?:ctrl|control|cmd|command|alt|option|opt|shift|meta|super
                    r"(?:[+-]\w+)+", re.I)
 
 
+# "why camelCase here?": the names of the ways to write identifiers, written as they say.
+_CASE_STYLES = frozenset(
+    "camelcase pascalcase snake_case kebab-case screaming_snake_case".split())
+
+
 def _looks_like_a_name(word: str, at_sentence_start: bool) -> bool:
     if (len(word) < 2 or word.isdigit() or word.lower() in _FILLERS
-            or _QUANTITY.fullmatch(word) or _KEYS.fullmatch(word)):
+            or word.lower() in _CASE_STYLES or _QUANTITY.fullmatch(word)
+            or _KEYS.fullmatch(word)):
         return False
     upper = sum(ch.isupper() for ch in word)
     if upper >= 2 or (upper and not word[0].isupper()):  # API, gRPC, JWTs, iOS
