@@ -394,6 +394,7 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("Can I run cleanup code through the program using an ambassador instead?")
     assert asks("Can cleanup code compress its output with ambassador?")
     assert not asks("Can an ambassador run with cleanup code?")
+    assert asks("can cleanup code compress its output with ambassador")  # typed without "?"
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

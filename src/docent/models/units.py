@@ -511,8 +511,6 @@ def _labelled_values(lines: list[str]) -> list[str]:
     return out
 
 
-
-
 def _indented_code(lines: list[str], i: int) -> bool:
     """Whether an indented code block starts at line `i`: after a blank line, indented by
     four or more, not a list item, and code-like (braces, `=`, `;`, comments, a prompt) or

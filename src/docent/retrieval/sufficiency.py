@@ -342,7 +342,7 @@ _ASKED = re.compile(
 # A yes/no question (also after a clause setting the scene: "When we are in one world, can
 # we talk over...?") ...
 _YES_NO = re.compile(r"(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b"
-                     r"[^?.]*\?", re.I)
+                     r"[^?.]*", re.I)
 # ... and each means it asks about: "can players talk over VOICE chat?", "sign in through
 # Privy with a PASSKEY?", "compress the stream with BROTLI?".
 _MEANS = re.compile(r"\b(?:over|via|through|using|with)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
