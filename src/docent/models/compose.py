@@ -747,11 +747,8 @@ def _distinct(a: Candidate, b: Candidate) -> bool:
 @lru_cache(maxsize=4096)
 def _values(text: str) -> frozenset[str]:
     """The values a statement shows (numbers, addresses, versions): its terms with a digit,
-    out of its links' targets, which are not shown."""
-    return frozenset(t for t in terms(_LINK_TARGET.sub("]", text)) if any(ch.isdigit() for ch in t))
-
-
-_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+    read as the statement is embedded, without its links' targets, which are not shown."""
+    return frozenset(t for t in terms(clean_for_embedding(text)) if any(ch.isdigit() for ch in t))
 
 
 def _code_of(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:

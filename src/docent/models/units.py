@@ -14,7 +14,14 @@ from typing import Literal
 
 from docent.models.text import CODE_SPAN, sentences
 from docent.retrieval.markdown import heading_title
-from docent.retrieval.tables import DIRECTIVE, rebuild_tables, row_text
+from docent.retrieval.tables import (
+    DIRECTIVE,
+    heads_table,
+    is_rule,
+    pipe_cells,
+    rebuild_tables,
+    row_text,
+)
 
 UnitKind = Literal["prose", "item", "row", "code"]
 
@@ -252,14 +259,11 @@ def split_units(body: str) -> list[Unit]:
             if i < len(lines):
                 code.append(lines[i])
             add("\n".join(code), "code")
-        elif stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1:
+        elif (cells := pipe_cells(stripped)) is not None:
             flush()
-            is_rule = re.fullmatch(r"[|:\- ]+", stripped)
-            is_header = i + 1 < len(lines) and re.fullmatch(r"[|:\- ]+", lines[i + 1].strip())
-            cells = [c.strip() for c in stripped.strip("|").split("|")]
-            if is_header:
+            if heads_table(lines, i):
                 header = cells
-            elif not is_rule:
+            elif not is_rule(stripped):
                 add(untag(row_text(cells, header)), "row")
         elif _indented_code(lines, i):
             # An indented code block (crawled pages lose their fences): up to the next

@@ -89,17 +89,33 @@ def rows_as_text(lines: list[str]) -> list[str]:
     out: list[str] = []
     header: list[str] = []
     for i, line in enumerate(lines):
-        stripped = line.strip()
-        if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+        cells = pipe_cells(line)
+        if cells is None:
             out.append(line)
-            continue
-        cells = [c.strip() for c in stripped.strip("|").split("|")]
-        if i + 1 < len(lines) and _RULE.fullmatch(lines[i + 1].strip()):
+        elif heads_table(lines, i):
             header = cells
-        elif not _RULE.fullmatch(stripped):
+        elif not is_rule(line):
             # (a row of a table whose header is not known stays as it is)
             out.append(row_text(cells, header) if len(header) == len(cells) else line)
     return out
+
+
+def pipe_cells(line: str) -> list[str] | None:
+    """The cells of a pipe table's line ("| a | b |"); None for any other line."""
+    stripped = line.strip()
+    if not (stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1):
+        return None
+    return [c.strip() for c in stripped.strip("|").split("|")]
+
+
+def is_rule(line: str) -> bool:
+    """Whether `line` is a pipe table's rule ("|---|:---:|")."""
+    return _RULE.fullmatch(line.strip()) is not None
+
+
+def heads_table(lines: list[str], i: int) -> bool:
+    """Whether line `i` is a pipe table's header: the line after it is a rule."""
+    return i + 1 < len(lines) and is_rule(lines[i + 1])
 
 
 _RULE = re.compile(r"[|:\- ]+")
