@@ -287,6 +287,9 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
 ]
 # "The minimum amount of SOMI", "how much ETH": an amount of a currency or token, named in
 # capitals (read before the question is lower-cased).
+# "How much slower can a storage read get?": a factor ("up to 1000x"), whatever it is of.
+_FACTOR = re.compile(r"\bhow\s+(?:much|many\s+times)\s+(?:slower|faster|quicker|cheaper"
+                     r"|costlier|pricier|higher|lower|better|worse)\b")
 _TOKEN_AMOUNT = re.compile(
     r"(?i:\b(?:amount|much)\s+of|\bhow\s+much)\s+"
     r"(?!(?:RAM|CPU|GPU|VRAM|SSD|HDD|[KMGT]i?B|IOPS|TPS)\b)[A-Z][A-Z0-9]{1,5}\b"
@@ -348,6 +351,8 @@ def measure_of(question: str) -> Measure | None:
     if intent_of(question).kind != "value":
         return None
     text = _typed(question).lower()
+    if _FACTOR.search(text):
+        return Measure("number")
     for kind, pattern in _MEASURES:
         if kind == "size" and _COUNT_NOT_SIZE.search(text):
             continue  # "how many storage slots": a count of things that hold data

@@ -489,6 +489,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What does the relayer charge for a transfer?", Measure("money")),
     # what a thing costs, asked as "what does it cost" (its "storage" names no size)
     ("What does each SSTORE into a new storage slot cost?", Measure("money")),
+    # "how much slower" asks for a factor ("up to 1000x"): the "memory" and "storage" it
+    # is of name no size asked
+    ("How much slower can a storage read get when it misses memory?", Measure("number")),
+    ("How many times faster is a cached read?", Measure("number")),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
