@@ -210,6 +210,8 @@ def test_names_joined_by_a_slash_are_each_looked_up():
     assert names("Is the OAuth2/JWT backend streaming?") == []  # two names the docs use
     assert names("Is the OAuth2/Prometheus backend streaming?") == ["OAuth2/Prometheus"]
     assert names("Does it support HTTP/3?") == ["HTTP/3"]  # a version, not two names
+    # single letters standing for things the question makes up: placeholders, no names
+    assert names("Can I swap A for C with no A/C pool, only A/B and B/C?") == []
 
 
 def test_a_dotted_name_whose_every_part_the_docs_use_is_known():

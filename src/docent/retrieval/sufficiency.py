@@ -147,6 +147,8 @@ def unknown_names(
                               changelog_only):
             continue
         low = word.lower()
+        if all(len(p) == 1 and p.isalpha() for p in word.split("/")):
+            continue  # "trade A for C with no A/C pool": pairs of placeholders, no names
         if _is_path(low):  # "backend/main.py": the docs name files by their last part
             parts = [low.rsplit("/", 1)[-1]]  # (raw words hold the last parts of the docs' paths)
         else:
