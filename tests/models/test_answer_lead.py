@@ -431,6 +431,31 @@ forge verify-contract 0xAddress src/Ballot.sol:Ballot
            "  forge verify-contract 0xAddress" in answer
 
 
+def test_a_statement_shows_the_command_its_paragraph_ends_by_announcing():
+    # "Deploying ... is very straightforward. All you need is ... run this command:": the
+    # statement opens a paragraph whose last sentence announces the command; both come
+    # with it, as the lead or as a key point.
+    deploy = """[2] Deploy with Forge > Deploy (forge.md)
+Deploying a contract with Forge is very straightforward. All you need is the RPC URL and a funded private key. You can get test tokens from the faucet. To deploy it, run this command in the terminal:
+
+    forge create --rpc-url https://rpc.example.org src/Ballot.sol:Ballot"""
+    question = "How do I deploy a contract to the network with Forge?"
+    vectors = fake_vectors(["forge", "deploy"])
+    as_lead = compose_answer(question, parse_references(deploy), vectors)
+    assert ("is very straightforward. All you need is the RPC URL and a funded private key. "
+            "To deploy it, run this command in the terminal: [2]\n\nExample [2]:\n\n```\n"
+            "forge create --rpc-url") in as_lead
+    lead = """[1] Deploy with Forge (forge.md)
+Forge deploys a contract to the network from the command line, once it is compiled.
+
+"""
+    as_point = compose_answer(question, parse_references(lead + deploy), vectors)
+    assert as_point.startswith("## Deploy with Forge\n\nForge deploys a contract")
+    assert ("is very straightforward. All you need is the RPC URL and a funded private key. "
+            "To deploy it, run this command in the terminal: [2]\n\n  ```\n"
+            "  forge create --rpc-url") in as_point
+
+
 def test_a_command_continued_over_lines_is_one_command():
     # `curl ... \` and its three -H lines: one command, shown under the point announcing it.
     text = """[1] Balances API > Endpoints (api.md)

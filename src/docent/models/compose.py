@@ -16,7 +16,8 @@ order (a list item with the sentence announcing its list, and the rest of that l
 is the rest of a short list two of whose items are key points, and a nested item with the
 item it is nested in, under it; the best key point that
 introduces code with that code under it, as does every key point announcing a command or
-two; for "how often", the code setting the interval when no statement shown gives it).
+two, or whose paragraph ends by announcing one; for "how often", the code setting the
+interval when no statement shown gives it).
 A statement introduces the code block it
 announces, else the unannounced block its paragraph describes from below (crawled pages
 show an endpoint first and explain it under it), else the block right after it. Every
@@ -127,6 +128,9 @@ _BETTER_CODE = 0.1
 _OWN_CODE_SHARE = 0.85
 # A how-to's second key point shows its code when that scores this share of the best shown.
 _SECOND_CODE_SHARE = 0.9
+# A statement introduces the code its paragraph's last sentence announces, at most this many
+# sentences on.
+_STEP_REACH = 4
 # Two blocks are one example when this share of the shorter one's lines (two or more) is in
 # the other.
 _REPEAT_SHARE = 0.6
@@ -201,11 +205,18 @@ def compose_parts(
                 c.score for c in cands if c.unit.is_code):
             tail, code, stepped = step, step_code, True
             used.add(id(step))
+    closing = None
+    if code is None and intent.wants_code:
+        # "Deploying ... is very straightforward. ... To deploy it, run this command:"
+        closing, code = _step_command(lead, at, set())
+        if closing is not None:
+            used.add(id(closing))
     said = _said_before(lead, at)
     if said is not None:
         used.add(id(said))
     opening = f"{said.unit.text} " if said is not None else ""
-    yield (f"## {lead.ref.topic}\n\n{opening}{_joined(lead, tail, code is not None)} "
+    ending = f" {closing.unit.text}" if closing is not None else ""
+    yield (f"## {lead.ref.topic}\n\n{opening}{_joined(lead, tail, code is not None)}{ending} "
            f"{_cite(lead.ref)}")
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
@@ -293,6 +304,11 @@ def compose_parts(
                 before = _code_before(c, at)
                 if before is not None and id(before) not in shown and _short(before):
                     under = before
+            step = None
+            if under is None and complete and not c.unit.announces:
+                # "Deploying ... is very straightforward. All you need is ... To deploy the
+                # contract, run this command:" over the command, when that step is no point
+                step, under = _step_command(c, at, in_answer | shown)
             if under is None and _flattened_code(c.unit.text):
                 # Code a crawl ran into one paragraph reads as code again, a statement a
                 # line (alone: a sentence after it is no part of the code).
@@ -302,6 +318,8 @@ def compose_parts(
             if under is not None:
                 shown.add(id(under))
             text = _joined(c, more, under is not None) if complete else _closed(c.unit.text)
+            if step is not None:
+                text = f"{text} {step.unit.text}"
             if under is None and more is None and c.unit.announces:
                 # "Then set Cookies in it, and then return it:" over the answer's example
                 text = _pointing(c, cands, code, extra) or text
@@ -760,6 +778,35 @@ def _code_of(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidat
     return _code_before(intro, at) or after
 
 
+def _step_command(
+    c: Candidate, at: dict[tuple[int, int], Candidate], taken: set[int]
+) -> tuple[Candidate | None, Candidate | None]:
+    """The sentence ending `c`'s paragraph and the command it announces, when that is short
+    and neither is `taken` (in the answer already); (None, None) otherwise."""
+    step = _closing_step(c, at)
+    command = _code_after(step, at)
+    if (step is None or command is None or id(step) in taken or id(command) in taken
+            or not _short(command)):
+        return None, None
+    return step, command
+
+
+def _closing_step(c: Candidate | None, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+    """The sentence ending a statement's paragraph, two to `_STEP_REACH` sentences after it,
+    when it announces the code block right after the paragraph ("Deploying ... is very
+    straightforward. All you need is ... To deploy the contract, run this command:")."""
+    if c is None or c.unit.kind != "prose":
+        return None
+    last = c
+    while ((nxt := at.get((c.ref.n, last.pos + 1))) is not None and nxt.unit.kind == "prose"
+           and nxt.unit.block == c.unit.block):
+        last = nxt
+    if not 2 <= last.pos - c.pos <= _STEP_REACH or not last.unit.announces:
+        return None
+    code = at.get((c.ref.n, last.pos + 1))
+    return last if code is not None and code.unit.is_code else None
+
+
 def _code_before(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The code block right before the paragraph of a statement (its first or second
     sentence) when no sentence announces that block: crawled pages (GitBook) show an
@@ -810,8 +857,12 @@ def _step_after(
     return (step, code) if code is not None else (None, None)
 
 
-def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+def _code_after(
+    intro: Candidate | None, at: dict[tuple[int, int], Candidate]
+) -> Candidate | None:
     """The code block right after a unit, or after its short follow-up sentence."""
+    if intro is None:
+        return None
     nxt = at.get((intro.ref.n, intro.pos + 1))
     if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
         nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
