@@ -179,11 +179,12 @@ def intent_of(question: str) -> Intent:
     return Intent("other")
 
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# (not after "i.e.", "e.g." or "vs.": "What's the voting period, i.e. how many days...?")
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bi\.e\.)(?<!\be\.g\.)(?<!\bvs\.)\s+", re.I)
 
 
 def sentences(text: str) -> list[str]:
-    """`text` cut after each ".", "!" or "?" that whitespace follows."""
+    """`text` cut after each ".", "!" or "?" that whitespace follows, but an abbreviation's."""
     return SENTENCE_END.split(text)
 
 # "Which REST endpoint do I hit, AND HOW do I authenticate?": a second ask in one sentence.

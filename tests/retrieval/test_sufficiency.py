@@ -486,6 +486,12 @@ def test_without_removes_the_words_and_tidies_spaces():
     # "its" and "their" point within their own clause ("each token ... ITS metadata")
     ("Planning a PFP drop. Should each token store its own URI?",
      "Should each token store its own URI?"),
+    # "i.e." and "e.g." end no sentence: what comes before them asks too
+    ("What's the voting period for proposals in governance, i.e. how many days is a vote "
+     "open?", "What's the voting period for proposals in governance, i.e. how many days is a "
+     "vote open?"),
+    ("Any limit on names, e.g. how long can a name be?",
+     "Any limit on names, e.g. how long can a name be?"),
 ])
 def test_the_asked_part_of_a_question(question, asked):
     assert asked_part(question) == asked
