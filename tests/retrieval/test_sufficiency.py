@@ -397,6 +397,9 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("Can cleanup code compress its output with ambassador?")
     assert not asks("Can an ambassador run with cleanup code?")
     assert asks("can cleanup code compress its output with ambassador")  # typed without "?"
+    # ... and what it asks whether there is protection against
+    assert asks("Is there any protection in cleanup code against ambassador loss?")
+    assert not asks("Is there any protection in the ambassador program against cleanup code?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

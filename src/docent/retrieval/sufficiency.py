@@ -346,8 +346,9 @@ _ASKED = re.compile(
 _YES_NO = re.compile(r"(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b"
                      r"[^?.]*", re.I)
 # ... and each means it asks about: "can players talk over VOICE chat?", "sign in through
-# Privy with a PASSKEY?", "compress the stream with BROTLI?".
-_MEANS = re.compile(r"\b(?:over|via|through|using|with)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
+# Privy with a PASSKEY?", "compress the stream with BROTLI?", "protection against
+# IMPERMANENT loss?".
+_MEANS = re.compile(r"\b(?:over|via|through|using|with|against)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
                     re.I)
 
 
