@@ -1048,6 +1048,54 @@ def create(item: Item):
     assert "- Then set cookies in it, and then return it (Example [1]). [1]" in answer
 
 
+def test_a_key_point_cut_off_before_code_the_answer_does_not_show_is_left_out():
+    # "...create a file with:" closed as "...create a file with." reads as a fragment.
+    text = """[1] Settings > Environment variables (settings.md)
+Read settings from environment variables with a `BaseSettings` class:
+
+```python
+class Settings(BaseSettings):
+    app_name: str = "Awesome API"
+```
+
+[2] Settings > A settings file (settings.md)
+You can keep your settings in a separate module.
+
+To read the settings from environment variables, create a file with:
+
+```python
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class AppConfig(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env")
+    admin_email: str
+    items_per_user: int = 50
+```
+
+If your settings module reads environment variables that you set in the shell, the settings class picks them up each time you create it, like:
+
+```python
+settings = Settings()
+print(settings.app_name)
+print(settings.items_per_user)
+```"""
+    answer = compose_answer("How do I read settings from environment variables?",
+                            parse_references(text), fake_vectors(["settings", "environment"]))
+    assert "- You can keep your settings in a separate module. [2]" in answer
+    assert "create a file with" not in answer
+
+    from docent.models.compose import _says_nothing_alone
+
+    def alone(text: str) -> bool:
+        return _says_nothing_alone(candidates(parse_references(f"[1] T (t.md)\n{text}"))[0])
+
+    assert alone("The response would be like:") and alone("Here's how it might look:")
+    assert not alone("First import `Header`:")  # names what to import
+    # a longer sentence says something before its cut-off clause, and stays (closed)
+    assert not alone("If your library does not support `await`, then declare your path "
+                     "operation functions as normally, with just `def`, like:")
+
+
 def test_the_following_and_what_it_is_announces_like_a_colon():
     assert Unit("First add the following javascript.", "prose", 0).announces
     assert Unit("Run the following command:", "prose", 0).announces

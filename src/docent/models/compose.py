@@ -110,6 +110,10 @@ _TAIL_CHARS = 120
 # A shorter tail ending in ":" only announces what follows it ("It has three properties:"),
 # as does one whose clause the colon cuts off ("...uses the SDK to:").
 _MIN_ANNOUNCING_WORDS = 7
+# ... a longer one says something before its cut-off clause ("If you are using a library
+# that ... doesn't support `await`, then declare your path operation functions as normally,
+# with just `def`, like:").
+_LONG_ANNOUNCING_WORDS = 15
 _CUT_OFF = re.compile(
     r"\b(?:to|with|of|for|by|as|like|such as|via|from|in|on|into|include|includes|including"
     r"|are|is|be|the|a|an|following|these|this|below|and|or)\s*$",
@@ -295,6 +299,9 @@ def compose_parts(
             if under is None and not complete:
                 under = _short_command(c, cands)  # "...run the command:" shows the command
                 complete = under is not None
+                if (not complete and _says_nothing_alone(c)
+                        and _pointing(c, cands, code, extra) is None):
+                    continue  # "Create a `main.py` file with:" says nothing without its code
             elif under is None and more is not None:
                 # "...run the Verify command. Copy the address and run:" over the command
                 under = _short_command(more, cands)
@@ -616,6 +623,18 @@ def _only_announces(c: Candidate) -> bool:
     one whose clause is cut off ("...and the SDK to:")."""
     text = c.unit.text.rstrip().removesuffix(":")
     return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
+
+
+def _says_nothing_alone(c: Candidate) -> bool:
+    """A sentence announcing code that reads as a fragment without it: a short one whose
+    clause is cut off ("Create a `main.py` file with:", "The response would be like:"; a
+    longer one says something before it), or a few words naming nothing in code ("For
+    example:", "Here's how it might look:"; not "First import `Header`:")."""
+    text = c.unit.text.rstrip().removesuffix(":")
+    words = len(text.split())
+    if _CUT_OFF.search(text):
+        return words < _LONG_ANNOUNCING_WORDS
+    return words < _MIN_ANNOUNCING_WORDS and "`" not in text
 
 
 def _joined(c: Candidate, tail: Candidate | None, shows_code: bool = False) -> str:
