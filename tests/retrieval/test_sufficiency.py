@@ -214,6 +214,16 @@ def test_names_joined_by_a_slash_are_each_looked_up():
     assert names("Can I swap A for C with no A/C pool, only A/B and B/C?") == []
 
 
+def test_an_identifier_a_yes_no_question_asks_for_as_an_option_is_a_name():
+    # "Is there a max_retries option?" asks whether the docs name it; the user's own
+    # parameter, or one a how-to question adds, is theirs.
+    assert names("Does it retry? Is there something like a max_retries option?") == [
+        "max_retries"]
+    assert names("Can I change that with a max_retries setting?") == ["max_retries"]
+    assert names("How do I add an x_token parameter to the route?") == []
+    assert names("Is my x_token parameter read from the header?") == []
+
+
 def test_a_dotted_name_whose_every_part_the_docs_use_is_known():
     # "typing.Annotated" when the docs import Annotated from typing
     assert names("What does backend.Streaming do at runtime?") == []

@@ -67,6 +67,21 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 # is not, written so.
 _ASKED_IDENTIFIER = re.compile(r"\b(?:what|which)\s+(?:the\s+)?(?:(?:default|initial|max|maximum"
                                r"|min|minimum)\s+)?(?:[\w-]+\s+and\s+)?$", re.I)
+# "Is there a MAX_RETRIES option?": an identifier named as an option of the product's.
+_OPTION_BEFORE = re.compile(r"\b(?:a|an|any)\s+`?$", re.I)
+_OPTION_AFTER = re.compile(r"`?\s+(?:option|setting|parameter|param|argument|flag|kwarg)s?\b",
+                           re.I)
+
+
+def _named_option(question: str, m: re.Match[str]) -> bool:
+    """Whether the word `m` is named, in a yes/no question, as an option the question asks
+    about: "is there a `max_retries` option?" (not "my `x_token` parameter", the user's
+    own, nor "how do I add an `x_token` parameter?")."""
+    return (_OPTION_BEFORE.search(question, 0, m.start()) is not None
+            and _OPTION_AFTER.match(question, m.end()) is not None
+            and any(a.start() <= m.start() < a.end() for a in _YES_NO.finditer(question)))
+
+
 # A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
 _EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
                       re.I)
@@ -136,7 +151,8 @@ def unknown_names(
         at_sentence_start = bool(_ends_at(_SENTENCE_START, question, m.start()))
         if not (
             _looks_like_a_name(word, at_sentence_start=at_sentence_start)
-            or _ends_at(_ASKED_IDENTIFIER, question, m.start()) and "_" in word.strip("_")
+            or "_" in word.strip("_") and (_ends_at(_ASKED_IDENTIFIER, question, m.start())
+                                           or _named_option(question, m))
         ) or _in_passing(word, question, m):
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
