@@ -286,11 +286,11 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
         r"count|total|cap|capacity)s?\b")),
 ]
-# "The minimum amount of SOMI", "how much ETH": an amount of a currency or token, named in
-# capitals (read before the question is lower-cased).
 # "How much slower can a storage read get?": a factor ("up to 1000x"), whatever it is of.
 _FACTOR = re.compile(r"\bhow\s+(?:much|many\s+times)\s+(?:slower|faster|quicker|cheaper"
                      r"|costlier|pricier|higher|lower|better|worse)\b")
+# "The minimum amount of SOMI", "how much ETH": an amount of a currency or token, named in
+# capitals (read before the question is lower-cased).
 _TOKEN_AMOUNT = re.compile(
     r"(?i:\b(?:amount|much)\s+of|\bhow\s+much)\s+"
     r"(?!(?:RAM|CPU|GPU|VRAM|SSD|HDD|[KMGT]i?B|IOPS|TPS)\b)[A-Z][A-Z0-9]{1,5}\b"

@@ -803,18 +803,19 @@ def _step_command(
     """The sentence ending `c`'s paragraph and the command it announces, when that is short
     and neither is `taken` (in the answer already); (None, None) otherwise."""
     step = _closing_step(c, at)
-    command = _code_after(step, at)
-    if (step is None or command is None or id(step) in taken or id(command) in taken
-            or not _short(command)):
+    if step is None or id(step) in taken:
+        return None, None
+    command = at[(step.ref.n, step.pos + 1)]
+    if id(command) in taken or not _short(command):
         return None, None
     return step, command
 
 
-def _closing_step(c: Candidate | None, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
+def _closing_step(c: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The sentence ending a statement's paragraph, two to `_STEP_REACH` sentences after it,
     when it announces the code block right after the paragraph ("Deploying ... is very
     straightforward. All you need is ... To deploy the contract, run this command:")."""
-    if c is None or c.unit.kind != "prose":
+    if c.unit.kind != "prose":
         return None
     last = c
     while ((nxt := at.get((c.ref.n, last.pos + 1))) is not None and nxt.unit.kind == "prose"
@@ -876,12 +877,8 @@ def _step_after(
     return (step, code) if code is not None else (None, None)
 
 
-def _code_after(
-    intro: Candidate | None, at: dict[tuple[int, int], Candidate]
-) -> Candidate | None:
+def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The code block right after a unit, or after its short follow-up sentence."""
-    if intro is None:
-        return None
     nxt = at.get((intro.ref.n, intro.pos + 1))
     if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
         nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
