@@ -379,6 +379,10 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
 
     assert asks("In which ambassador programs can cleanup code run?")
     assert asks("What ambassador perks do I get?")  # the second word is the thing asked for
+    # ... also before what it is of: "with what BACKOFF between attempts?"
+    assert asks("Does cleanup code retry, and with what ambassador between attempts?")
+    assert asks("What ambassador per request does cleanup code allow?")
+    assert not asks("What cleanup code runs for the ambassador program?")
     # an unknown word elsewhere in the question, or after a verb, is not what it asks for
     assert not asks("Which cleanup code runs for the ambassador program?")
     assert not asks("What officially happens to cleanup code?")

@@ -347,7 +347,9 @@ def unknown_words(
 # after a comma, where "which" starts a clause: ", which BROKE our SDK").
 _ASKED = re.compile(
     r"(?<!,\s)\b(?:which|what)\s+(?:[a-z][\w-]*\s+)??([a-z][\w-]*)\s+(?:can|could|do|does|did|is|are"
-    r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your)\b"
+    r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your"
+    # "with what BACKOFF between attempts?": the thing asked for, before what it is of
+    r"|between|for|per|on)\b"
     # "can I use a WEBM file...?": what a yes/no question asks whether it can be used
     r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
