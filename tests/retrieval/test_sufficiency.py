@@ -393,6 +393,9 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # a yes/no question asks whether the thing can be used
     assert asks("Can I use an ambassador file for cleanup code?")
     assert not asks("Can I use cleanup code in the ambassador program?")
+    # ... whatever can do it, with what it can serve, accept, parse, return...
+    assert asks("Can the program automatically serve ambassador versions of cleanup code?")
+    assert not asks("Can the program serve cleanup code to an ambassador?")
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
     assert asks("We run cleanup code. Does it enable code ambassador by default?")

@@ -350,8 +350,11 @@ _ASKED = re.compile(
     r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your"
     # "with what BACKOFF between attempts?": the thing asked for, before what it is of
     r"|between|for|per|on)\b"
-    # "can I use a WEBM file...?": what a yes/no question asks whether it can be used
-    r"|\bcan\s+(?:i|we|you)\s+(?:use|upload|pass|send|load)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)"
+    # "can I use a WEBM file...?", "can StaticFiles serve PRECOMPRESSED files?": what a
+    # yes/no question asks whether it can be used, served, accepted...
+    r"|\bcan\s+(?:the\s+|my\s+|our\s+|your\s+|this\s+)?[\w.]+\s+(?:automatically\s+|also\s+|natively\s+|directly\s+)?"
+    r"(?:use|upload|pass|send|load|serve|accept|parse|read|handle|return|stream|render)\s+"
+    r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
     r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
