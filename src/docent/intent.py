@@ -390,4 +390,17 @@ def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
             break
         if w not in _MODIFIERS:  # "how many FREE compute units": compute units
             phrase.append(w)
+    if phrase and kind == "count":
+        phrase += _counted_per(text, phrase[-1], m.start(m.lastindex or 0))
     return tuple(phrase)
+
+
+def _counted_per(text: str, counted: str, start: int) -> list[str]:
+    """What a count is per ("how many workers PER CORE"), unless a time: a rate's "per
+    minute" is written "/min", "a minute"... ([] when it is none)."""
+    per = re.compile(rf"\b{re.escape(counted)}\s+per\s+([a-z][\w'-]*)").search(text, start)
+    return [per.group(1)] if per is not None and per.group(1) not in _PER_TIME else []
+
+
+_PER_TIME = frozenset(
+    """second sec minute min hour day week month year block epoch request call""".split())

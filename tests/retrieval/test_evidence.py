@@ -493,6 +493,10 @@ def test_a_question_asking_for_no_value_always_passes():
     # is of name no size asked
     ("How much slower can a storage read get when it misses memory?", Measure("number")),
     ("How many times faster is a cached read?", Measure("number")),
+    # a count per something names that too ("per core"); a rate per unit of time does not
+    ("How many uvicorn workers per core do the docs recommend?",
+     Measure("count", ("uvicorn", "workers", "core"))),
+    ("How many requests per minute can one key make?", Measure("count", ("requests",))),
 ])
 def test_what_a_value_question_measures(question, measure):
     assert measure_of(question) == measure
