@@ -121,6 +121,15 @@ def test_a_table_row_reads_with_its_column_names():
                       table.replace("Ethereum gas", "Ethereum").replace("Somnia gas", "Somnia"))
 
 
+def test_how_often_something_happens_states_no_timeout():
+    # "a ping every 15 seconds" says how often, not how long an idle connection is kept
+    ping = "The server sends a keep alive ping comment every 15 seconds on idle connections."
+    assert not states("What's the keep-alive timeout for idle connections?", ping)
+    assert states("How often does the server send a keep alive ping?", ping)
+    assert states("What's the keep-alive timeout for idle connections?",
+                  "Idle connections are closed after a keep alive timeout of 5 seconds.")
+
+
 def test_a_sentence_summing_up_a_list_reads_with_the_list():
     # "All records..." states the value of every record the list above it names; a sentence
     # that does not look back reads only its own neighbourhood.

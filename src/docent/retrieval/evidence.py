@@ -229,6 +229,7 @@ def _stated_for(
     }
     spelled = _spelled_out(clause)
     named_roots = _roots(named)
+    timeout = measure.kind == "duration" and _TIMEOUT.search(clause) is not None
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -239,6 +240,8 @@ def _stated_for(
             back = _SUMS_UP_BACK if _SUMS_UP.match(segment) else 2
             near = " ".join(segments[max(0, i - back) : i + 1])
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
+            if timeout:  # "a ping every 15 seconds" is how often, no timeout
+                segment, near = _FREQUENCY.sub(" ", segment), _FREQUENCY.sub(" ", near)
             if not (_stated(measure, segment, named, near) or version_heading):
                 continue
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
@@ -388,6 +391,10 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
     return measure.kind != "count" or not named or counts_of(segment, named)
 
 
+# A timeout asked for is no frequency: "sends a ping every 15 seconds" states none.
+_TIMEOUT = re.compile(r"\btime-?outs?\b", re.I)
+_FREQUENCY = re.compile(
+    rf"\b(?:every|each)\s+\d[\d,.]*\s*(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b", re.I)
 # "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
 _DONE_TO = re.compile(r"\b(?:gets?|got|is|are|was|were|be|been|being)\s+(\w+ed|\w+en|burnt|paid"
                       r"|sent|spent|lost)\b", re.I)
