@@ -396,8 +396,8 @@ def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
 
 
 def _counted_per(text: str, counted: str, start: int) -> list[str]:
-    """What a count is per ("how many workers PER CORE"), unless a time: a rate's "per
-    minute" is written "/min", "a minute"... ([] when it is none)."""
+    """What a count is per ("how many workers PER CORE"), unless a rate's unit, a time or
+    a request ("per minute" is written "/min", "a minute"...); [] when it is none."""
     per = re.compile(rf"\b{re.escape(counted)}\s+per\s+([a-z][\w'-]*)").search(text, start)
     return [per.group(1)] if per is not None and per.group(1) not in _PER_TIME else []
 

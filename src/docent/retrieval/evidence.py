@@ -239,9 +239,9 @@ def _stated_for(
             # five years" after a list of the records) reads with more of it.
             back = _SUMS_UP_BACK if _SUMS_UP.match(segment) else 2
             near = " ".join(segments[max(0, i - back) : i + 1])
-            # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
             if timeout:  # "a ping every 15 seconds" is how often, no timeout
                 segment, near = _FREQUENCY.sub(" ", segment), _FREQUENCY.sub(" ", near)
+            # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
             if not (_stated(measure, segment, named, near) or version_heading):
                 continue
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))

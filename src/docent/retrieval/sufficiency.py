@@ -352,7 +352,8 @@ _ASKED = re.compile(
     r"|between|for|per|on)\b"
     # "can I use a WEBM file...?", "can StaticFiles serve PRECOMPRESSED files?": what a
     # yes/no question asks whether it can be used, served, accepted...
-    r"|\bcan\s+(?:the\s+|my\s+|our\s+|your\s+|this\s+)?[\w.]+\s+(?:automatically\s+|also\s+|natively\s+|directly\s+)?"
+    r"|\bcan\s+(?:the\s+|my\s+|our\s+|your\s+|this\s+)?[\w.]+\s+"
+    r"(?:automatically\s+|also\s+|natively\s+|directly\s+)?"
     r"(?:use|upload|pass|send|load|serve|accept|parse|read|handle|return|stream|render)\s+"
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
