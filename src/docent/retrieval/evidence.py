@@ -47,6 +47,8 @@ _SPELLED = (
 _TIME_UNITS = (
     r"(?:milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|blocks?|epochs?)"
 )
+# A time after a number, abbreviated or not ("15 s", "500ms", "2 hrs", "10 minutes").
+_TIME_AFTER_NUMBER = rf"(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
 _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # A share stated as one: "50%", "ten percent", "half of"; not the word "percentage".
     "percent": re.compile(rf"\d\s*%|(?:\d|\b{_SPELLED})\s*(?:percent|per\s+cent)\b"
@@ -59,7 +61,7 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         r"(?!(?:See|Select|Choose|Check|Click|Use|The|This|That|It|Please|Note)\b)[A-Z][a-z]{2,}\b"
     ),
     "duration": re.compile(
-        rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
+        rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?{_TIME_AFTER_NUMBER}"
         rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
         r"|quarterly|yearly|annually|instantly|immediately)\b"
         r"|\b(?:every|each|once\s+an?)\s+(?:other\s+)?(?:second|minute|hour|block|day|week"
@@ -393,8 +395,7 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
 
 # A timeout asked for is no frequency: "sends a ping every 15 seconds" states none.
 _TIMEOUT = re.compile(r"\btime-?outs?\b", re.I)
-_FREQUENCY = re.compile(
-    rf"\b(?:every|each)\s+\d[\d,.]*\s*(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b", re.I)
+_FREQUENCY = re.compile(rf"\b(?:every|each)\s+\d[\d,.]*\s*{_TIME_AFTER_NUMBER}", re.I)
 # "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
 _DONE_TO = re.compile(r"\b(?:gets?|got|is|are|was|were|be|been|being)\s+(\w+ed|\w+en|burnt|paid"
                       r"|sent|spent|lost)\b", re.I)
