@@ -937,6 +937,28 @@ def test_blank_lines_take_no_place_in_a_code_window():
         "```python\n...\ndef serve():\n    pass\n\n\ndef test_ws():\n```")
 
 
+def test_a_code_window_starts_where_the_code_it_starts_inside_opens():
+    from docent.models.compose import excerpt
+
+    # The window holding the most words starts at `if current.disabled:`; the function it is
+    # in opens three lines up, its signature closed by a "):" line of its own.
+    code = "\n".join([
+        "```python", *(f"x_{i} = {i}" for i in range(6)), "async def get_current_active_user(",
+        "    current: Account,", "):", "    if current.disabled:", "        raise HTTPException(400)",
+        "    return current", "def login(user, password):", "    check(user, password)",
+        "    check(user, password)", "    return token(user)", "def other(user):", "    pass",
+        "```"])
+    wanted = {"user", "disabl", "password", "token"}
+    lines = excerpt(code, wanted, 9).split("\n")
+    assert lines[:3] == ["```python", "...", "async def get_current_active_user("]
+    assert lines[-3:] == ["    check(user, password)", "...", "```"]
+    # Not when the lines the move leaves out at the bottom hold more of the words than the
+    # lines it brings, one more for each line it moves.
+    heavy = code.replace("def other(user):\n    pass", "user_password_token = 1\nuser_password = 2")
+    assert excerpt(heavy, wanted, 9).split("\n")[:3] == [
+        "```python", "    ...", "    if current.disabled:"]
+
+
 def test_a_value_question_shows_the_line_setting_the_value_outside_the_window():
     from docent.models.compose import excerpt
 

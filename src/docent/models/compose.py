@@ -959,7 +959,7 @@ def excerpt(
     if len(full) <= limit + min(_MAX_LEFT_OUT, limit // 3):
         return code
     hits = [len(wanted.intersection(terms(body[i]))) for i in full]
-    start, size = _best_window(hits, limit), limit
+    start, size = _opener(body, full, hits, _best_window(hits, limit), limit), limit
     # "How often...": the line setting the interval, whatever words it holds
     timer = _timing_line(body, full, hits) if timing else None
     pinned = timer if timer is not None else _value_line(body, full, hits) if values else None
@@ -986,6 +986,30 @@ def excerpt(
     if shown_to < full[-1]:
         out.append("...")
     return "\n".join([*head, *out, *tail])
+
+
+_OPENER_UP = 4  # lines a window may move up to start where its code opens
+_CLOSER = re.compile(r"^\s*[)\]}]")  # "):" closes a signature its opener began above
+
+
+def _opener(body: list[str], full: list[int], hits: list[int], start: int, size: int) -> int:
+    """`start`, or the line a few lines above it that opens the code the window starts
+    inside (`async def get_current_active_user(...)` over `if current_user.disabled:`),
+    unless the lines the move leaves out at the bottom hold more wanted terms than the
+    lines it adds, one more for each line it moves."""
+    first = body[full[start]]
+    depth = _indent(first) + bool(_CLOSER.match(first))
+    for k in range(start - 1, max(-1, start - 1 - _OPENER_UP), -1):
+        line = body[full[k]]
+        if _indent(line) < depth and not _CLOSER.match(line):
+            lost = sum(hits[k + size: start + size])
+            return k if sum(hits[k:start]) + (start - k) >= lost else start
+        depth = min(depth, _indent(line) + 1) if _CLOSER.match(line) else depth
+    return start
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _best_window(hits: list[int], size: int) -> int:
