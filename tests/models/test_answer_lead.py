@@ -12,7 +12,7 @@ import pytest
 from docent.evaluation.metrics import lead_statement
 from docent.intent import intent_of, measure_of
 from docent.models.compose import compose_answer
-from docent.models.scoring import candidates, gives_value, is_filler
+from docent.models.scoring import candidates, gives_value, is_filler, versions_named
 from docent.models.text import parse_references
 from docent.models.units import Unit
 from tests.models.test_extractive import fake_vectors
@@ -1339,3 +1339,21 @@ People trade unlocked tokens over 48 months after the launch page."""
     answer = compose_answer("How long until people can trade a meme token I launch?",
                             parse_references(text), fake_vectors(["trade", "meme"]))
     assert lead_statement(answer).startswith("Trade opens instantly after the launch.")
+
+
+MIGRATION = """[1] Migrate in steps (migration.md)
+To run a mixed Gadget app with old v1 models, upgrade Pydantic to the latest version 2.
+
+The mixed app only works in **Gadget 0.119.0** to 0.127.x."""
+
+
+def test_the_version_of_the_thing_asked_about_leads_not_another_things_version():
+    question = "Which Gadget versions run a mixed app with old v1 models?"
+    measure = measure_of(question)
+    assert versions_named(Unit("It only works in **Gadget 0.119.0** to 0.127.x.", "prose", 0),
+                          measure)
+    assert versions_named(Unit("Gadget version 0.99.0 added it.", "prose", 0), measure)
+    assert not versions_named(Unit("Upgrade Pydantic to the latest version 2.", "prose", 0),
+                              measure)
+    answer = compose_answer(question, parse_references(MIGRATION), fake_vectors(["mixed"]))
+    assert lead_statement(answer).startswith("The mixed app only works in **Gadget 0.119.0**")

@@ -50,6 +50,7 @@ from docent.models.scoring import (
     names_new,
     score,
     source_of,
+    versions_named,
 )
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
@@ -176,11 +177,14 @@ def compose_parts(
     at = {(c.ref.n, c.pos): c for c in cands}
     intro = _intro_of_best_code(cands, at, top) if intent.kind == "howto" else None
 
-    def value_lead(c: Candidate) -> tuple[bool, bool]:
+    def value_lead(c: Candidate) -> tuple[bool, bool, bool]:
         # A statement giving the value asked for leads; one on the best match's page first
-        # ("Your token goes live instantly", not another page's "48 months post-launch").
+        # ("Your token goes live instantly", not another page's "48 months post-launch"),
+        # and of those one giving the version of the thing asked about ("FastAPI 0.119.0",
+        # not Pydantic's "version 2").
         valued = c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure)
-        return valued, valued and c.page == best_match.page
+        return (valued, valued and c.page == best_match.page,
+                valued and versions_named(c.unit, measure))
 
     lead = max(
         prose,

@@ -251,6 +251,20 @@ def gives_value(intent: Intent, unit: Unit, measure: Measure | None) -> bool:
     return measure.kind != "count" or not named or counts_of(unit.text, named)
 
 
+# A version right after what it is of: "**FastAPI 0.128.0**", "FastAPI version 0.119.0"
+_VERSION_AFTER = re.compile(r"([\w.-]+)[*_`\s]+(?:version\s+|v)?\d+\.\d+", re.I)
+
+
+def versions_named(unit: Unit, measure: Measure | None) -> bool:
+    """Whether, for a question asking which version of something it names ("Which FastAPI
+    versions allow that?"), the unit gives a version of that thing ("only works in
+    **FastAPI 0.119.0** to 0.127.x"), not of another ("the latest version 2" of Pydantic)."""
+    if measure is None or measure.kind != "version" or not measure.words:
+        return False
+    named = {stem(w.lower()) for w in measure.words}
+    return any(stem(m.group(1).lower()) in named for m in _VERSION_AFTER.finditer(unit.text))
+
+
 def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bool:
     if intent.kind == "value":
         if _definite(measure):
