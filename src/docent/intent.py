@@ -67,6 +67,7 @@ _NAME = re.compile(
     r"|\bwhat\s+(?:is|are)\s+(?:it|they)\s+called\b|\bwhat\s+do\s+i\s+(?:import|call|name)\b",
     re.I,
 )
+_WHICH = re.compile(r"\bwhich\s+(?!(?:is|are|was|were|of|one|ones|way|means)\b)\w+", re.I)
 _OUTCOME = re.compile(
     r"\bwhat\s+happens\b|\bwhat\s+(?:does|will)\s+(?:\w+\s+){0,4}(?:return|do|send|show|get)\b"
     r"|\bwhat\s+(?:do|will)\s+(?:i|we|you|users?|clients?)\s+(?:get|see|receive)\b",
@@ -170,7 +171,7 @@ def intent_of(question: str) -> Intent:
         return Intent("value")
     if _HOWTO.search(text):
         return Intent("howto")
-    if _NAME.search(text):
+    if _NAME.search(text) or _WHICH.search(text):
         return Intent("name")
     if _CONCEPT.search(text):
         return Intent("concept")

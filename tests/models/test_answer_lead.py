@@ -368,6 +368,11 @@ def test_statements_about_the_product_are_not_filler(text):
     ("The browser blocks my page with a CORS error. What's the workaround?", "howto"),
     ("Is there a fix for the stale cache?", "howto"),
     ("What solutions does the platform offer to game studios?", "other"),
+    # "which X" asks which one, of any kind of thing; not "which is..." or "which of..."
+    ("Which reverse proxies can renew the certificates?", "name"),
+    ("In VS Code, which debug configuration do I pick?", "name"),
+    ("Which is faster, the extractive model or Gemini?", "other"),
+    ("Which of the two pages covers streaming?", "other"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
