@@ -1362,3 +1362,23 @@ def test_the_version_of_the_thing_asked_about_leads_not_another_things_version()
                               measure)
     answer = compose_answer(question, parse_references(MIGRATION), fake_vectors(["mixed"]))
     assert lead_statement(answer).startswith("The mixed app only works in **Gadget 0.119.0**")
+
+
+PROVIDERS = """[1] RPC Providers (rpc.md)
+Multiple RPC providers support the network:
+
+Primary Providers:
+
+- **Ankr**: Enterprise-grade RPC infrastructure
+- **Stakely**: High-performance RPC services"""
+
+
+def test_a_lead_announcing_a_labelled_list_shows_the_label_and_its_list_below_it():
+    answer = compose_answer("Which RPC providers support the network?",
+                            parse_references(PROVIDERS), fake_vectors(["rpc"]))
+    assert lead_statement(answer) == "Multiple RPC providers support the network: [1]"
+    lines = answer.split("\n")
+    at = lines.index("Multiple RPC providers support the network: [1]")
+    assert lines[at + 1 : at + 5] == [
+        "", "- Primary Providers: [1]", "  - **Ankr**: Enterprise-grade RPC infrastructure [1]",
+        "  - **Stakely**: High-performance RPC services [1]"]

@@ -252,8 +252,13 @@ def compose_parts(
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
-    points = _with_lists([c for c in points if listed.get(id(c)) is not lead], cands,
-                         used | {id(c) for c in under_lead})
+    # "Multiple RPC providers support Somnia:" over "Primary Providers:" and its items: the
+    # label and its list go right below the lead, which would end in a colon without them.
+    label = _label_after(lead, at, points) if lead.unit.announces and not under_lead else None
+    if label is not None:
+        under_lead = [label, *(c for c in points if listed.get(id(c)) is label)]
+    below = {id(c) for c in under_lead}
+    points = _with_lists([c for c in points if id(c) not in below], cands, used | below)
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
@@ -271,7 +276,8 @@ def compose_parts(
         code, extra = _with_example(code, extra, timer)
     parts = []
     if under_lead:  # the list the lead announces, right below it
-        parts += ["", *(f"- {c.unit.text} {_cite(c.ref)}" for c in under_lead)]
+        parts += ["", *(f"{'  ' * (c is not label and label is not None)}- {c.unit.text} "
+                        f"{_cite(c.ref)}" for c in under_lead)]
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
                                                                  values=value_asked,
@@ -384,6 +390,18 @@ def _second_block(
     ]
     point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
     return _nearest_before(block, points, at, point), block
+
+
+def _label_after(
+    lead: Candidate, at: dict[tuple[int, int], Candidate], points: list[Candidate]
+) -> Candidate | None:
+    """The key point right after the lead in its passage when it is a label announcing a
+    list ("Primary Providers:"), so the lead's own announcement is that label's list."""
+    label = at.get((lead.ref.n, lead.pos + 1))
+    if (label is None or label.unit.kind != "prose" or not label.unit.announces
+            or all(p is not label for p in points)):
+        return None
+    return label
 
 
 def _nearest_before(
