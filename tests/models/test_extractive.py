@@ -957,6 +957,13 @@ def test_a_code_window_starts_where_the_code_it_starts_inside_opens():
     heavy = code.replace("def other(user):\n    pass", "user_password_token = 1\nuser_password = 2")
     assert excerpt(heavy, wanted, 9).split("\n")[:3] == [
         "```python", "    ...", "    if current.disabled:"]
+    # Nor to an opener four lines up: that is a class's first members, no signature.
+    members = "\n".join([
+        "```python", *(f"x_{i} = {i}" for i in range(6)), "class Greeter:", "    a = 1",
+        "    b = 2", "    c = 3", "    def check(self, user):", "        if user.disabled:",
+        "            raise Error()", "        return user", "    d = 4", "```"])
+    assert excerpt(members, wanted, 4).split("\n")[:3] == [
+        "```python", "    ...", "    def check(self, user):"]
 
 
 def test_a_value_question_shows_the_line_setting_the_value_outside_the_window():

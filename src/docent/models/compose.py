@@ -1010,7 +1010,7 @@ def excerpt(
     return "\n".join([*head, *out, *tail])
 
 
-_OPENER_UP = 4  # lines a window may move up to start where its code opens
+_OPENER_UP = 3  # lines a window may move up to where its code opens (a signature's lines)
 _CLOSER = re.compile(r"^\s*[)\]}]")  # "):" closes a signature its opener began above
 
 
