@@ -67,7 +67,10 @@ _NAME = re.compile(
     r"|\bwhat\s+(?:is|are)\s+(?:it|they)\s+called\b|\bwhat\s+do\s+i\s+(?:import|call|name)\b",
     re.I,
 )
-_WHICH = re.compile(r"\bwhich\s+(?!(?:is|are|was|were|of|one|ones|way|means)\b)\w+", re.I)
+# "Which reverse proxies...?", "In VS Code, which debug configuration...?": "which X" opening
+# the ask (not a relative "which": "a cache which expires"; nor "which is/of/one...")
+_WHICH = re.compile(r"(?:^\s*|[,;:]\s*|\b(?:and|so|but|then)\s+)which\s+"
+                    r"(?!(?:is|are|was|were|of|one|ones|way|means)\b)\w+", re.I)
 _OUTCOME = re.compile(
     r"\bwhat\s+happens\b|\bwhat\s+(?:does|will)\s+(?:\w+\s+){0,4}(?:return|do|send|show|get)\b"
     r"|\bwhat\s+(?:do|will)\s+(?:i|we|you|users?|clients?)\s+(?:get|see|receive)\b",

@@ -373,6 +373,7 @@ def test_statements_about_the_product_are_not_filler(text):
     ("In VS Code, which debug configuration do I pick?", "name"),
     ("Which is faster, the extractive model or Gemini?", "other"),
     ("Which of the two pages covers streaming?", "other"),
+    ("Does the app keep a cache which expires?", "yesno"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind

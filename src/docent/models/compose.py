@@ -275,9 +275,11 @@ def compose_parts(
                     key=lambda c: c.score, default=None)
         code, extra = _with_example(code, extra, timer)
     parts = []
-    if under_lead:  # the list the lead announces, right below it
-        parts += ["", *(f"{'  ' * (c is not label and label is not None)}- {c.unit.text} "
-                        f"{_cite(c.ref)}" for c in under_lead)]
+    if under_lead:  # the list the lead announces, right below it (a label's, under it)
+        parts.append("")
+        for c in under_lead:
+            nest = "  " if label is not None and c is not label else ""
+            parts.append(f"{nest}- {c.unit.text} {_cite(c.ref)}")
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
                                                                  values=value_asked,
