@@ -495,6 +495,9 @@ def test_without_removes_the_words_and_tidies_spaces():
      "why does a read cost more on Somnia?"),
     ("If my Prometheus setup breaks, what do I do with it?",
      "If my Prometheus setup breaks, what do I do with it?"),  # "it" points back
+    # a lead-in that asks itself is no scene
+    ("What's the cloud's pricing like, is there a free tier?",
+     "What's the cloud's pricing like, is there a free tier?"),
     # A question alone, one that asks first, or one that points back at the scene: all of it.
     ("How do I expose Prometheus metrics?", "How do I expose Prometheus metrics?"),
     ("How do I deploy? I want to use Heroku.", "How do I deploy? I want to use Heroku."),
@@ -515,6 +518,19 @@ def test_without_removes_the_words_and_tidies_spaces():
 ])
 def test_the_asked_part_of_a_question(question, asked):
     assert asked_part(question) == asked
+
+
+def test_the_part_a_question_leans_to_leaves_out_a_scene_its_sentence_points_back_at():
+    # The refusal checks read the OApp the ask points back at; the answer ranks statements
+    # by the address asked for. A later sentence pointing back keeps the scene for both.
+    question = "Setting up an OApp on mainnet - what address do I point it at?"
+    assert asked_part(question) == question
+    assert asked_part(question, keep_pointed_scene=False) == "what address do I point it at?"
+    later = "Running on testnet, how many seconds does it take? Is that configurable?"
+    assert asked_part(later, keep_pointed_scene=False) == later
+    # A lead-in that asks itself is no scene to leave out.
+    two = "What's the cloud's pricing like, is there a free tier?"
+    assert asked_part(two, keep_pointed_scene=False) == two
 
 
 @pytest.mark.parametrize(("question", "asks"), [

@@ -6,7 +6,8 @@ roughly how much RAM will the app use?": the scene outweighs the question in the
 question's vector. The answerer ranks statements by the normalised sum of the whole's
 vector and the asking part's (`docent.retrieval.sufficiency.asked_part`), and that part's
 vector is the mean of its tokens' states in the same model run, so it costs no model time
-of its own. Search keeps the whole question's vector: leaning it to the asking part too
+of its own. The asking part leaves out a scene opening its sentence even when the ask
+points back at it ("Setting up an OApp on mainnet - what address do I point it at?"). Search keeps the whole question's vector: leaning it to the asking part too
 cost leads that name the answer and refused an answerable question. Each ask after the
 first ("Which REST endpoint do I hit, and how do I authenticate?") gets a vector leaning
 to it the same way, by which search adds the best page's section for that ask.
@@ -50,7 +51,7 @@ def questions_vectors(embedder: Embedder, texts: Sequence[str]) -> list[Question
 def _spans(text: str) -> tuple[list[Span], list[Span]]:
     """The span of the part that asks, when a scene comes first (none otherwise), and the
     span of each ask after the first."""
-    asked = asked_part(text)
+    asked = asked_part(text, keep_pointed_scene=False)
     # The asking part is the question's end ("If I run 4 workers..., how much RAM...?").
     focus = [(len(text) - len(asked), len(text))] if asked != text and text.endswith(asked) else []
     asks = [(at, at + len(ask)) for ask in later_asks(text) if (at := text.rfind(ask)) >= 0]

@@ -111,20 +111,32 @@ _LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|h
                       r"|who|can|could|should|do|does|is|are)\b)", re.I)
 
 
-def asked_part(question: str) -> str:
+_ASKING = re.compile(r"\s*(?:what|which|how|where|why|who|whats|can|could|should|do|does"
+                     r"|is|are)\b", re.I)
+
+
+def asked_part(question: str, *, keep_pointed_scene: bool = True) -> str:
     """The question from its first sentence that asks (ends in "?") on, when sentences that
-    only set the scene come before it and the asking ones do not point back at them."""
+    only set the scene come before it and the asking ones do not point back at them. With
+    `keep_pointed_scene` False, a scene opening the asking sentence is left out even when
+    that sentence points back at it ("Setting up an OApp on mainnet - what address do I
+    point IT at?"): the refusal checks need such a scene, ranking statements by what is
+    asked does not (`docent.retrieval.focus`)."""
     parts = sentences(question.strip())
     first = next((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), 0)
     # "Adding Somnia mainnet to Rabby by hand, what chain id do I type in?": a scene set
     # before the comma of the asking sentence, too.
     lead_in = _LEAD_IN.match(parts[first])
+    if lead_in and _ASKING.match(lead_in.group(1)):
+        lead_in = None  # "What's its pricing like, is there a free tier?": two asks
     if lead_in:
         asking = parts[first][lead_in.end(1):].lstrip(" ,:-–—")
         parts[first : first + 1] = [lead_in.group(1), asking]
         first += 1
     asked = parts[first:]
-    if first == 0 or any(_BACK_REFERENCE.search(p) for p in asked):
+    # (a later sentence pointing back needs the scene either way)
+    pointing = asked[1:] if lead_in and not keep_pointed_scene else asked
+    if first == 0 or any(_BACK_REFERENCE.search(p) for p in pointing):
         return question
     return " ".join(asked)
 
