@@ -7,8 +7,9 @@ question's vector. The answerer ranks statements by the normalised sum of the wh
 vector and the asking part's (`docent.retrieval.sufficiency.asked_part`), and that part's
 vector is the mean of its tokens' states in the same model run, so it costs no model time
 of its own. The asking part leaves out a scene opening its sentence even when the ask
-points back at it ("Setting up an OApp on mainnet - what address do I point it at?"). Search keeps the whole question's vector: leaning it to the asking part too
-cost leads that name the answer and refused an answerable question. Each ask after the
+points back at it ("Setting up an OApp on mainnet - what address do I point it at?").
+Search keeps the whole question's vector: leaning it to the asking part too cost leads
+that name the answer and refused an answerable question. Each ask after the
 first ("Which REST endpoint do I hit, and how do I authenticate?") gets a vector leaning
 to it the same way, by which search adds the best page's section for that ask.
 """
