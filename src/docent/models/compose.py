@@ -1025,10 +1025,11 @@ def _opener(body: list[str], full: list[int], hits: list[int], start: int, size:
     depth = _indent(first) + bool(_CLOSER.match(first))
     for k in range(start - 1, max(-1, start - 1 - _OPENER_UP), -1):
         line = body[full[k]]
-        if _indent(line) < depth and not _CLOSER.match(line):
-            lost = sum(hits[k + size: start + size])
+        if _CLOSER.match(line):  # its opener is further up, at most as deep as it
+            depth = min(depth, _indent(line) + 1)
+        elif _indent(line) < depth:
+            lost = sum(hits[k + size : start + size])
             return k if sum(hits[k:start]) + (start - k) >= lost else start
-        depth = min(depth, _indent(line) + 1) if _CLOSER.match(line) else depth
     return start
 
 

@@ -105,14 +105,12 @@ _LEAVING = re.compile(r"\b(?:(?:coming|moving|switching|migrating|porting|migrat
 # Words in the asking sentence that point back at the scene before it ("How do I deploy
 # THERE?", "Will THAT fail?"): the scene's names are then what it asks about.
 _BACK_REFERENCE = re.compile(r"\b(?:it|they|them|there|that|this|these|those)\b", re.I)
+_ASKS = r"what|which|how|where|why|who|can|could|should|do|does|is|are"  # words opening an ask
 # ... ended by a comma, a colon or a dash ("setting up ConnectKit for testnet - what do I wrap
 # my layout in?").
-_LEAD_IN = re.compile(r"^([^,?]{12,}?)(?:,|:|\s+[-–—]+)\s+(?=(?:what|which|how|where|when|why"
-                      r"|who|can|could|should|do|does|is|are)\b)", re.I)
-
-
-_ASKING = re.compile(r"\s*(?:what|which|how|where|why|who|whats|can|could|should|do|does"
-                     r"|is|are)\b", re.I)
+_LEAD_IN = re.compile(rf"^([^,?]{{12,}}?)(?:,|:|\s+[-–—]+)\s+(?=(?:when|{_ASKS})\b)", re.I)
+# A lead-in that asks itself ("When" may open a scene: "When I hit Ctrl+C, how long...?")
+_ASKING = re.compile(rf"\s*(?:whats|{_ASKS})\b", re.I)
 
 
 def asked_part(question: str, *, keep_pointed_scene: bool = True) -> str:
