@@ -52,6 +52,8 @@ _VALUE = re.compile(
     re.I,
 )
 # "How can Somnia CHARGE less gas...?" asks how something works, not what it costs.
+# A relative clause whose verb takes the value phrase as its object ("...that shows how many").
+_DESCRIBED = re.compile(r"\b(?:that|which)\s+[a-z]+s\s+$", re.I)
 _MECHANISM = re.compile(r"\bhow\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 _NAME_NOUNS = (
     r"variable|setting|option|parameter|param|argument|flag|command|function|class|method|"
@@ -163,8 +165,11 @@ def intent_of(question: str) -> Intent:
         return Intent("outcome")
     # A value asked inside a how-question's own sentence is part of the how: "how do I work
     # out HOW MUCH STT to send", "how does the pool decide WHAT PRICE a swap gets".
+    # Nor one a relative clause describes: "the middleware THAT MEASURES HOW LONG each request
+    # takes: which clock function does it use?" asks for a name.
     value = next((m for m in _VALUE.finditer(text)
-                  if not _MECHANISM.search(sentences(text[: m.start()])[-1])), None)
+                  if not _MECHANISM.search(sentences(text[: m.start()])[-1])
+                  and not _DESCRIBED.search(text, 0, m.start())), None)
     if value:
         name = _NAME.search(text)
         # "Which settings control how long it waits?": the name is asked for, the value

@@ -374,6 +374,10 @@ def test_statements_about_the_product_are_not_filler(text):
     ("Which is faster, the extractive model or Gemini?", "other"),
     ("Which of the two pages covers streaming?", "other"),
     ("Does the app keep a cache which expires?", "yesno"),
+    # a value a relative clause describes is no value asked for
+    ("In the middleware that measures how long each request takes, which clock function "
+     "does it use?", "name"),
+    ("Is there a header that shows how many requests are left?", "yesno"),
 ])
 def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
