@@ -192,6 +192,15 @@ def test_a_file_of_the_users_own_and_a_cmd_are_not_unknown_names():
     assert names_against(docs, "whats the cmd to deploy src/Escrow.sol?") == ["src/Escrow.sol"]
 
 
+def test_a_name_the_docs_write_after_its_module_and_a_dot_is_known():
+    docs = "Return status.HTTP_201_CREATED from Starlette, or load main.py as a module."
+    assert names_against(docs, "Is HTTP_201_CREATED from Starlette?") == []
+    # a file's extension is no attribute the docs name
+    assert names_against(docs, "Can it read a config.py file?") == []
+    assert names_against(docs, "Is HTTP_202_ACCEPTED from Starlette?") == ["HTTP_202_ACCEPTED"]
+    assert "py" not in KeywordIndex([chunk(1, docs)]).raw_words
+
+
 def test_a_name_before_or_another_is_an_example():
     # "AWS or another provider": the question asks about providers
     assert names("Can the backend run on AWS or another provider?") == []

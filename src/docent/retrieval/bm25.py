@@ -113,10 +113,22 @@ class Changelog:
     terms: frozenset[str] = frozenset()
 
 
-def _with_path_tails(words: Iterable[str]) -> frozenset[str]:
-    """The words, and the last part of each path among them."""
+# File name extensions: the last part of "main.py" names no attribute.
+EXTENSIONS = frozenset(
+    "py js ts jsx tsx mjs cjs md mdx rst json yaml yml toml txt html css sol rs go sh".split())
+
+
+def _with_name_tails(words: Iterable[str]) -> frozenset[str]:
+    """The words, the last part of each path among them, and the attribute each dotted
+    name ends in: the docs that write `status.HTTP_201_CREATED` use `HTTP_201_CREATED`."""
     words = frozenset(words)
-    return words | {w.rsplit("/", 1)[-1] for w in words if "/" in w}
+    tails = {w.rsplit("/", 1)[-1] for w in words if "/" in w}
+    for w in words:
+        dotted = w.split(".")
+        if (len(dotted) > 1 and dotted[-1] not in EXTENSIONS
+                and all(p.isidentifier() for p in dotted)):
+            tails.add(dotted[-1])
+    return words | tails
 
 
 def _in_page_order(page: Sequence[Chunk], at: Sequence[int]) -> bool:
@@ -147,8 +159,8 @@ class KeywordIndex:
             else:
                 docs_words.update(words)
                 docs_terms.update(terms)
-        raw_words = _with_path_tails(docs_words | log_words)
-        changelog_only = Changelog(raw_words - _with_path_tails(docs_words),
+        raw_words = _with_name_tails(docs_words | log_words)
+        changelog_only = Changelog(raw_words - _with_name_tails(docs_words),
                                    frozenset(doc_freq.keys() - docs_terms))
         bm25 = new_bm25()
         if chunks:

@@ -37,7 +37,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from docent.intent import SENTENCE_END, measure_of, sentences
-from docent.retrieval.bm25 import RAW_WORD, Changelog, root, stem, tokenize
+from docent.retrieval.bm25 import EXTENSIONS, RAW_WORD, Changelog, root, stem, tokenize
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.shorthand import SHORTHAND as _SHORTHAND
 from docent.retrieval.shorthand import spelled_out
@@ -190,7 +190,7 @@ def unknown_names(
         # "typing.Annotated" when the docs import Annotated from typing: a dotted name
         # whose every part the docs use.
         dotted = word.split(".")
-        if (len(dotted) > 1 and dotted[-1].lower() not in _EXTENSIONS
+        if (len(dotted) > 1 and dotted[-1].lower() not in EXTENSIONS
                 and all(p.isidentifier() for p in dotted)
                 and all(_uses(p.lower(), doc_freq, raw_words, changelog_only) for p in dotted)):
             continue
@@ -229,8 +229,6 @@ _CODE_CLASS = re.compile(r"([1-9])xx")
 # A name run into a dotted version: "py3.10" (not "ERC721": a number, no version).
 _VERSIONED = re.compile(r"([a-z]{2,})v?\d+(?:\.\d+)+")
 # ... not a file or a package named like one ("web3.py", "ethers.js").
-_EXTENSIONS = frozenset(
-    "py js ts jsx tsx mjs cjs md mdx rst json yaml yml toml txt html css sol rs go sh".split())
 
 
 def _spelled_out_in(word: str, question: str) -> bool:
