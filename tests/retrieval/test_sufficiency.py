@@ -426,6 +426,15 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # ... and what it asks whether there is protection against
     assert asks("Is there any protection in cleanup code against ambassador loss?")
     assert not asks("Is there any protection in the ambassador program against cleanup code?")
+    # ... or whether something has or offers it ("does the exchange have a REFERRAL
+    # program?"), but not what a user has to do ("do I have to ambassador it myself?")
+    assert asks("Does cleanup code have an ambassador program?")
+    assert asks("Does the program offer any ambassador perks?")
+    assert not asks("Do I have to ambassador the cleanup code myself?")
+    # ... or whether the thing it names is the way ("is SLOWAPI the recommended way?")
+    assert asks("How do I run cleanup code? Is ambassador the recommended way?")
+    assert asks("is ambassador the best library for cleanup code")
+    assert not asks("Is cleanup code the recommended way to run the ambassador program?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

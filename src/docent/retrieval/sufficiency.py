@@ -366,7 +366,10 @@ _ASKED = re.compile(
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
-    r"(?:enable|support|turn\s+on|allow)\s+(?:an?\s+|the\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?:enable|support|turn\s+on|allow|have(?!\s+to\b)|offer)\s+(?:an?\s+|the\s+|any\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    # "is SLOWAPI the recommended way?": whether the thing it names is the way
+    r"|(?:^|(?<=[.!?]\s))(?:is|are)\s+([a-z][\w.-]*)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:way|approach|option|choice|library|tool|solution|package)s?\b"
     # "what's the recommended way to REVOKE or BLACKLIST a token?": the doing asked about
     r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)",
     re.I,
