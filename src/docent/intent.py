@@ -137,6 +137,25 @@ def asks_about_example(question: str) -> bool:
     return bool(_EXAMPLE.search(question))
 
 
+# "BESIDES UVICORN, which ASGI servers...?": what the question sets aside, up to the end of
+# its clause; six words at most, or it is a scene ("besides our TypeScript frontend we
+# need Java and Go clients").
+_SET_ASIDE = re.compile(
+    r"\b(?:besides|apart\s+from|aside\s+from|other\s+than|except\s+for|beyond(?:\s+just)?)\s+"
+    r"(?P<what>.+?)\s*(?=,\s*(?:what|which|who|how|where|when|is|are|do|does|can|could|should"
+    r"|will|would|i|we)\b|[;:?!]|\.\s|\.?$)", re.I)
+_MAX_SET_ASIDE = 6
+
+
+def set_aside(question: str) -> str | None:
+    """What the question asks beyond ("Besides SOMI/USDC.e, what's the other pair?":
+    SOMI/USDC.e): the answer is something else. None when it sets nothing aside."""
+    m = _SET_ASIDE.search(question)
+    if m is None or len(m.group("what").split()) > _MAX_SET_ASIDE:
+        return None
+    return m.group("what")
+
+
 # "What is the context budget?": a term to define, short and alone in its question.
 _DEFINE = re.compile(r"^\s*(?:what\s+(?:is|are)|what's)\s+(?:an?\s+|the\s+)?"
                      r"(?P<term>[\w`'.-]+(?:\s+[\w`'.-]+){0,3}?)\s*\??\s*$", re.I)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
-from docent.intent import intent_of, measure_of
+from docent.intent import intent_of, measure_of, set_aside
 from docent.models.compose import compose_answer
 from docent.models.scoring import candidates, gives_value, is_filler, versions_named
 from docent.models.text import parse_references
@@ -1387,3 +1387,26 @@ def test_a_lead_announcing_a_labelled_list_shows_the_label_and_its_list_below_it
     assert lines[at + 1 : at + 5] == [
         "", "- Primary Providers: [1]", "  - **Ankr**: Enterprise-grade RPC infrastructure [1]",
         "  - **Stakely**: High-performance RPC services [1]"]
+
+
+PAIRS = """[1] Trading pairs (exchange.md)
+- **ALPHA/BETA**: Main trading pair with the highest liquidity
+- **BETA/GAMMA**: Secondary major trading pair
+- **DELTA/GAMMA**: A pair for meme tokens"""
+
+
+def test_a_statement_about_what_the_question_sets_aside_does_not_lead():
+    assert set_aside("Besides ALPHA/BETA, what's the other major trading pair?") == "ALPHA/BETA"
+    assert set_aside("Apart from games, social apps and DeFi, what else runs there?") == (
+        "games, social apps and DeFi")
+    assert set_aside("What differs between the two besides the name?") == "the name"
+    # a long clause after "besides" sets a scene, not a thing aside
+    assert set_aside("Besides our web frontend we need Java and Go clients. Which tool?") is None
+    assert set_aside("Which trading pair has the highest liquidity?") is None
+    vectors = fake_vectors(["trading"])
+    plain = compose_answer("Which trading pair has the most liquidity?",
+                           parse_references(PAIRS), vectors)
+    assert lead_statement(plain).startswith("**ALPHA/BETA**: Main trading pair")
+    aside = compose_answer("Besides ALPHA/BETA, which trading pair has the most liquidity?",
+                           parse_references(PAIRS), vectors)
+    assert lead_statement(aside).startswith("**BETA/GAMMA**: Secondary major trading pair")

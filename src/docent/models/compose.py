@@ -40,6 +40,7 @@ from docent.intent import (
     asks_how_often,
     intent_of,
     measure_of,
+    set_aside,
 )
 from docent.models.scoring import (
     Candidate,
@@ -76,6 +77,9 @@ _CONTINUED = 0.06
 # A statement giving the value asked for leads when it scores this share of the best
 # (0.75: over the read sets, 0.85 led with one value fewer, none led worse).
 _VALUE_LEAD_SHARE = 0.75
+# A statement about what the question sets aside ("Besides Uvicorn, ...") gives the lead to
+# another scoring this share of the best.
+_ASIDE_LEAD_SHARE = 0.75
 # Else, for a how-to whose best match is no instruction, a statement of the same page
 # naming what to use (code, an identifier the question does not give) leads when it scores
 # this share of the best: the best match often restates the question ("...you will want to
@@ -186,11 +190,25 @@ def compose_parts(
         return (valued, valued and c.page == best_match.page,
                 valued and versions_named(c.unit, measure))
 
+    # "Besides Uvicorn, which ASGI servers...?": a statement about what the question sets
+    # aside ("...comes with a production server, Uvicorn") does not lead; most of its words
+    # name the thing set aside.
+    # It does when no other statement scores _ASIDE_LEAD_SHARE of the best.
+    aside = set(terms(set_aside(question) or ""))
+
+    def restates_aside(c: Candidate) -> bool:
+        return 2 * len(aside & c.terms) > len(aside)
+
+    if aside and not any(c.score >= _ASIDE_LEAD_SHARE * top and not restates_aside(c)
+                         for c in prose):
+        aside = set()
+
     lead = max(
         prose,
         key=lambda c: (
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
+            not restates_aside(c),
             *value_lead(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
