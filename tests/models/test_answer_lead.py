@@ -1410,3 +1410,32 @@ def test_a_statement_about_what_the_question_sets_aside_does_not_lead():
     aside = compose_answer("Besides ALPHA/BETA, which trading pair has the most liquidity?",
                            parse_references(PAIRS), vectors)
     assert lead_statement(aside).startswith("**BETA/GAMMA**: Secondary major trading pair")
+
+
+RUN_AND_OUTPUT = """[1] Run the worker (worker.md)
+Run both processes in separate terminals:
+
+```
+npm run worker
+```
+
+You will see the worker output:
+
+```
+start: worker started on the jobs queue
+start: worker ready for jobs on the jobs queue
+```"""
+
+
+def test_a_how_to_gets_the_command_to_run_not_a_sample_of_what_it_prints():
+    from docent.models.scoring import shows_output
+    from docent.models.units import Unit
+
+    assert shows_output(Unit("You'll see Publisher Output:", "prose", 0))
+    assert shows_output(Unit("The response will look like:", "prose", 0))
+    assert not shows_output(Unit("Run both scripts in separate terminals:", "prose", 0))
+    assert not shows_output(Unit("```\nworker output\n```", "code", 0))
+    answer = compose_answer("How do I start the worker on the jobs queue?",
+                            parse_references(RUN_AND_OUTPUT), fake_vectors(["worker"]))
+    assert "npm run worker" in answer
+    assert "worker ready for jobs" not in answer

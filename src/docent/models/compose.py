@@ -50,12 +50,13 @@ from docent.models.scoring import (
     is_continuation,
     names_new,
     score,
+    shows_output,
     source_of,
     versions_named,
 )
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
-from docent.models.units import FENCE
+from docent.models.units import FENCE, Unit
 from docent.retrieval.bm25 import is_changelog
 from docent.retrieval.chunking import clean_for_embedding
 from docent.retrieval.evidence import states_kind
@@ -258,7 +259,10 @@ def compose_parts(
     # a clearly better example (the code that does what the question asks); one a key
     # point introduces shows under that point instead.
     example = asks_about_example(question)
-    best = _on_topic_code(cands, lead, points, intent, example)
+    # A how-to is shown what to run, not a sample of what it prints ("You'll see the output:").
+    runnable = cands if intent.kind != "howto" else [
+        c for c in cands if not (c.unit.is_code and shows_output(_unit_at(at, c.ref.n, c.pos - 1)))]
+    best = _on_topic_code(runnable, lead, points, intent, example)
     extra = None
     if code is None:
         if nested is None or _clearly_better(best, nested) or _own_over(best, nested, lead):
@@ -266,7 +270,7 @@ def compose_parts(
     elif _clearly_better(best, code) and all(_code_of(p, at) is not best for p in points):
         extra = best
     else:
-        extra = _closer_match(cands, lead, points, intent, code, at, example)
+        extra = _closer_match(runnable, lead, points, intent, code, at, example)
     picked = [lead, *points]
     listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
     under_lead = [c for c in points if listed.get(id(c)) is lead]
@@ -280,7 +284,7 @@ def compose_parts(
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
-    first = max(cands, key=lambda c: c.score) if intent.wants_code else None
+    first = max(runnable, key=lambda c: c.score) if intent.wants_code else None
     if (first is not None and first.unit.is_code and first.score >= lead.score
             and not any(_same(first, b) for b in (code, extra, nested))):
         code, extra = _with_example(code, extra, first)
@@ -410,6 +414,11 @@ def _second_block(
     ]
     point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
     return _nearest_before(block, points, at, point), block
+
+
+def _unit_at(at: dict[tuple[int, int], Candidate], n: int, pos: int) -> Unit | None:
+    c = at.get((n, pos))
+    return c.unit if c is not None else None
 
 
 def _label_after(

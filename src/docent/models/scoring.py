@@ -328,6 +328,7 @@ def score(
     w_lex = _W_LEX if vectors is not None else 1.0
     defines = _definition(defined_term(question))
     yesno = intent.kind == "yesno"
+    before = {(c.ref.n, c.pos): c.unit for c in cands}
     out = []
     for c, lx, sm in zip(cands, lex, sem, strict=True):
         filler = not c.unit.is_code and is_filler(c.unit.text)
@@ -336,6 +337,9 @@ def score(
         fitting = fits(intent, c.unit, measure)
         if fitting > 0 and intent.kind == "name" and not names_new(c.unit.text, wanted):
             fitting = 0  # "one single `engine` object" names only what the question does
+        if fitting > 0 and intent.kind == "howto" and c.unit.is_code and shows_output(
+                before.get((c.ref.n, c.pos - 1))):
+            fitting = 0  # "You'll see Publisher Output:" over a sample: nothing to do
         value += fit * fitting - _FILLER * filler
         if defines is not None and not c.unit.is_code and defines.match(c.unit.text):
             value += _FIT_DEFINITE  # "What is the context budget?": "The context budget is..."
@@ -344,6 +348,20 @@ def score(
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
     return out
+
+
+# A sentence announcing what a program prints or answers ("You'll see Publisher Output:",
+# "The response will look like:", "It prints:"), not what to run.
+_OUTPUT_INTRO = re.compile(
+    r"\b(?:output|you(?:'ll|’ll|\s+will|\s+should)\s+(?:see|get|receive)"
+    r"|(?:will|should)\s+(?:print|return|display|log|output)|prints|returns"
+    r"|(?:response|result)s?\s+(?:will\s+|should\s+)?(?:be|look|looks)"
+    r")\b[^:]*:\s*$", re.I)
+
+
+def shows_output(intro: Unit | None) -> bool:
+    """Whether `intro`, the unit before a code block, announces it as a program's output."""
+    return intro is not None and not intro.is_code and bool(_OUTPUT_INTRO.search(intro.text))
 
 
 def instructs(text: str) -> bool:
