@@ -36,6 +36,9 @@ def test_bookkeeping_is_removed_and_the_sentence_still_reads(leaky, clean):
         "The release digest is d41d8cd98f00b204e9800998ecf8427e [1].",
         "Sort the list according to document order [1].",
         "According to the documentation, the default is 3 [1].",
+        # a list item opening with an ellipsis stays a list item
+        "- ...as `description` is optional, this would also be valid [1]",
+        "1. ...and then run it [1]",
     ],
 )
 def test_what_only_looks_like_bookkeeping_is_kept(text):

@@ -43,7 +43,8 @@ _MAY_LEAK = re.compile(r"retrieved from|source|chunk|score|[0-9a-f]{32}")
 _MAY_ATTRIBUTE = re.compile(r"based on|according to|as (?:stated|shown|described) in|\bper\b")
 _EMPTY_PARENS = re.compile(r"\([ \t]*[,;]?[ \t]*\)|\[[ \t]*[,;]?[ \t]*\]")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")  # inside a line: indentation is markdown
-_SPACE_PUNCT = re.compile(r"[ \t]+([.,;:!?])")
+# (not after a list marker: "- ...as `description` is optional" stays a list item)
+_SPACE_PUNCT = re.compile(r"(?<![-*+.\s])[ \t]+([.,;:!?])")
 # Before a line break only: a prose part that ends in a space is followed by inline code.
 _TRAILING = re.compile(r"[ \t]+(?=\n)")
 
