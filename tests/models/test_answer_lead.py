@@ -1439,3 +1439,44 @@ def test_a_how_to_gets_the_command_to_run_not_a_sample_of_what_it_prints():
                             parse_references(RUN_AND_OUTPUT), fake_vectors(["worker"]))
     assert "npm run worker" in answer
     assert "worker ready for jobs" not in answer
+
+
+SCHEMES = """[1] Security schemes (security.md)
+The API defines the following security schemes:
+
+* `apiKey`: an application specific key that can come from:
+    * A query parameter named in the scheme, such as `?key=abc` on every call.
+    * A header named in the scheme, such as `X-Key` on every call.
+    * A cookie named in the scheme, sent by the browser on every call.
+* `oauth2`: all the ways to handle security, called flows.
+    * Several of these flows suit building an authentication provider yourself:
+        * `implicit` for apps running in the browser without a backend.
+        * `authorizationCode` for apps with a backend of their own.
+* `openIdConnect`: a way to discover the provider's settings automatically."""
+
+
+def test_a_lead_item_announcing_a_list_shows_the_items_nested_under_it_below_it():
+    answer = compose_answer("Where can the client send the apiKey key?",
+                            parse_references(SCHEMES), fake_vectors(["key"]))
+    lines = answer.split("\n")
+    at = lines.index("`apiKey`: an application specific key that can come from: [1]")
+    assert lines[at + 1 : at + 5] == [
+        "", "- A query parameter named in the scheme, such as `?key=abc` on every call. [1]",
+        "- A header named in the scheme, such as `X-Key` on every call. [1]",
+        "- A cookie named in the scheme, sent by the browser on every call. [1]"]
+    # the key points keep the docs' nesting: each item one level under its parent
+    assert "  - `oauth2`: all the ways to handle security, called flows. [1]" in lines
+    assert ("    - Several of these flows suit building an authentication provider yourself:"
+            " [1]") in lines
+    assert "      - `implicit` for apps running in the browser without a backend. [1]" in lines
+
+
+def test_a_nested_lead_shows_its_own_list_not_the_rest_of_its_parents():
+    answer = compose_answer("Which flows suit building an authentication provider yourself?",
+                            parse_references(SCHEMES), fake_vectors(["flow"]))
+    lines = answer.split("\n")
+    at = lines.index("Several of these flows suit building an authentication provider yourself:"
+                     " [1]")
+    assert lines[at + 1 : at + 4] == [
+        "", "- `implicit` for apps running in the browser without a backend. [1]",
+        "- `authorizationCode` for apps with a backend of their own. [1]"]

@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
+from itertools import takewhile
 
 from docent.exit_reasons import REFUSAL
 from docent.intent import (
@@ -272,7 +273,11 @@ def compose_parts(
     else:
         extra = _closer_match(runnable, lead, points, intent, code, at, example)
     picked = [lead, *points]
-    listed = {id(item): intro for intro in picked for item in _introduced(intro, cands)}
+    # An item goes under the nearest sentence or item announcing it: "A header." under
+    # "`apiKey`: a key that can come from:", not under the list's own "...schemes:".
+    listed: dict[int, Candidate] = {}
+    for intro in sorted(picked, key=lambda c: (c.ref.n, c.pos)):
+        listed.update((id(item), intro) for item in _introduced(intro, cands))
     under_lead = [c for c in points if listed.get(id(c)) is lead]
     # "Multiple RPC providers support Somnia:" over "Primary Providers:" and its items: the
     # label and its list go right below the lead, which would end in a colon without them.
@@ -299,8 +304,8 @@ def compose_parts(
     parts = []
     if under_lead:  # the list the lead announces, right below it (a label's, under it)
         parts.append("")
-        for c in under_lead:
-            nest = "  " if label is not None and c is not label else ""
+        for c in under_lead:  # nested as in the docs, a label's items under it
+            nest = "  " * _depth(c, under_lead, listed, cands)
             parts.append(f"{nest}- {c.unit.text} {_cite(c.ref)}")
     if code:
         parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
@@ -323,7 +328,7 @@ def compose_parts(
         in_answer = {id(c) for c in points}  # a list shows under the point announcing it
         for c in points:
             # under the point announcing it, and under the item it is nested in
-            nest = "  " * ((listed.get(id(c)) in points) + (_parent_of(c, cands) in points))
+            nest = "  " * _depth(c, points, listed, cands)
             more = _tail(c, cands)
             more = None if more is None or id(more) in used else more
             under = nested if c is owner else second if c is second_owner else None
@@ -414,6 +419,15 @@ def _second_block(
     ]
     point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
     return _nearest_before(block, points, at, point), block
+
+
+def _depth(c: Candidate, points: list[Candidate], listed: dict[int, Candidate],
+           cands: list[Candidate]) -> int:
+    """How deep a key point is nested: one below the item it is nested in, else one below
+    the point announcing its list, when that is shown (0 otherwise)."""
+    parent = _parent_of(c, cands)
+    above = parent if parent in points else listed.get(id(c))
+    return _depth(above, points, listed, cands) + 1 if above in points else 0
 
 
 def _unit_at(at: dict[tuple[int, int], Candidate], n: int, pos: int) -> Unit | None:
@@ -804,6 +818,14 @@ def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
         follow = same[at + 1 :]
         if follow and follow[0].unit.is_code:
             return follow[:1]
+        if lead.unit.kind == "item":
+            # An item announcing a list ("`apiKey`: a key that can come from:") announces
+            # the items nested under it, not the rest of its own list.
+            nested = list(takewhile(lambda c: c.unit.kind == "item"
+                                    and c.unit.block == lead.unit.block
+                                    and c.unit.depth > lead.unit.depth, follow))
+            if nested:
+                return nested[:_MAX_POINTS]
         follow = [c for c in follow if c.unit.kind in ("item", "row")]
         block = follow[0].unit.block if follow else -1
         out += [c for c in follow if c.unit.block == block][:_MAX_POINTS]
