@@ -1480,3 +1480,54 @@ def test_a_nested_lead_shows_its_own_list_not_the_rest_of_its_parents():
     assert lines[at + 1 : at + 4] == [
         "", "- `implicit` for apps running in the browser without a backend. [1]",
         "- `authorizationCode` for apps with a backend of their own. [1]"]
+
+
+LONG_SCHEMES = SCHEMES.replace(
+    "    * A cookie named in the scheme, sent by the browser on every call.\n",
+    "    * A cookie named in the scheme, sent by the browser on every call.\n"
+    "    * A form field named in the scheme, posted with every call.\n"
+    "    * A path segment named in the scheme, part of every call.\n",
+) + "\n    * The discovery is what the OpenID Connect specification defines."
+
+
+def test_a_lead_items_nested_items_go_below_it_and_a_long_lists_items_stay_in_it():
+    answer = compose_answer(
+        "Which security scheme discovers the provider's settings automatically?",
+        parse_references(LONG_SCHEMES), fake_vectors(["discover"]))
+    lines = answer.split("\n")
+    at = lines.index("`openIdConnect`: a way to discover the provider's settings automatically."
+                     " [1]")
+    assert lines[at + 1 : at + 3] == [
+        "", "- The discovery is what the OpenID Connect specification defines. [1]"]
+    # the eleventh item of the schemes' list is still one of its items, nested under it
+    assert "  - `oauth2`: all the ways to handle security, called flows. [1]" in lines
+
+
+def test_a_lead_announcing_a_list_has_every_item_under_it_at_its_depth():
+    answer = compose_answer("Which security schemes does the API define?",
+                            parse_references(LONG_SCHEMES), fake_vectors(["scheme"]))
+    lines = answer.split("\n")
+    at = lines.index("The API defines the following security schemes: [1]")
+    assert lines[at + 1 : at + 5] == [
+        "", "- `apiKey`: an application specific key that can come from: [1]",
+        "  - A query parameter named in the scheme, such as `?key=abc` on every call. [1]",
+        "  - A header named in the scheme, such as `X-Key` on every call. [1]"]
+    assert "    - `implicit` for apps running in the browser without a backend. [1]" in lines
+
+
+STEPS = """[1] Listen for events (events.md)
+To test the listener:
+
+* Run the listener in one terminal:
+* Trigger events from another script.
+* Watch the updates arrive in the listener."""
+
+
+def test_a_list_item_ending_in_a_colon_over_no_nested_list_announces_no_siblings():
+    answer = compose_answer("How do I test the event listener?", parse_references(STEPS),
+                            fake_vectors(["listener"]))
+    lines = answer.split("\n")
+    at = lines.index("To test the listener: [1]")
+    assert lines[at + 1 : at + 5] == [
+        "", "- Run the listener in one terminal: [1]", "- Trigger events from another script. [1]",
+        "- Watch the updates arrive in the listener. [1]"]

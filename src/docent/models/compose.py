@@ -278,7 +278,15 @@ def compose_parts(
     listed: dict[int, Candidate] = {}
     for intro in sorted(picked, key=lambda c: (c.ref.n, c.pos)):
         listed.update((id(item), intro) for item in _introduced(intro, cands))
-    under_lead = [c for c in points if listed.get(id(c)) is lead]
+    # (and the items nested in a lead that is a list item: "`openIdConnect`: ..." over
+    # "This automatic discovery is what ... defines.")
+    # Each with what it announces or holds nested in turn ("`apiKey`: ... come from:" with
+    # its places), points being in the docs' order.
+    under_lead: list[Candidate] = []
+    for c in points:
+        above = (listed.get(id(c)), _parent_of(c, cands))
+        if any(a is lead or any(a is u for u in under_lead) for a in above):
+            under_lead.append(c)
     # "Multiple RPC providers support Somnia:" over "Primary Providers:" and its items: the
     # label and its list go right below the lead, which would end in a colon without them.
     label = _label_after(lead, at, points) if lead.unit.announces and not under_lead else None
@@ -550,10 +558,10 @@ def _short(block: Candidate) -> bool:
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
-    """The list items or rows a sentence ending in ":" announces."""
+    """The list items or rows a sentence ending in ":" announces, however many."""
     if not intro.unit.announces:
         return []
-    return [c for c in _neighbours(intro, cands) if c.unit.kind in ("item", "row")]
+    return [c for c in _neighbours(intro, cands, None) if c.unit.kind in ("item", "row")]
 
 
 def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -809,9 +817,11 @@ def _dangling(c: Candidate, cands: list[Candidate]) -> bool:
     return c.unit.announces and not _announced(c, cands)
 
 
-def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
-    """What belongs with a unit: what it introduces ("as follows:"), or the sentences
-    around it that score close to it."""
+def _neighbours(
+    lead: Candidate, cands: list[Candidate], most: int | None = _MAX_POINTS
+) -> list[Candidate]:
+    """What belongs with a unit: what it introduces ("as follows:"), its first `most`
+    items, or the sentences around it that score close to it."""
     same, at = _passage(lead, cands)
     out: list[Candidate] = []
     if lead.unit.announces:
@@ -824,11 +834,10 @@ def _neighbours(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
             nested = list(takewhile(lambda c: c.unit.kind == "item"
                                     and c.unit.block == lead.unit.block
                                     and c.unit.depth > lead.unit.depth, follow))
-            if nested:
-                return nested[:_MAX_POINTS]
+            return nested[:most]  # none: what it announced (an image) is not shown
         follow = [c for c in follow if c.unit.kind in ("item", "row")]
         block = follow[0].unit.block if follow else -1
-        out += [c for c in follow if c.unit.block == block][:_MAX_POINTS]
+        out += [c for c in follow if c.unit.block == block][:most]
     else:
         for c in (same[at - 1] if at else None, same[at + 1] if at + 1 < len(same) else None):
             if c is not None and c.unit.block == lead.unit.block and c.score >= 0.5 * lead.score:
