@@ -1531,3 +1531,30 @@ def test_a_list_item_ending_in_a_colon_over_no_nested_list_announces_no_siblings
     assert lines[at + 1 : at + 5] == [
         "", "- Run the listener in one terminal: [1]", "- Trigger events from another script. [1]",
         "- Watch the updates arrive in the listener. [1]"]
+
+
+TWICE = """[1] Docs assets > Custom CDN (assets.md)
+Pass these to the docs page function:
+
+* `openapi_url`: the URL where the docs page gets the schema.
+* `title`: the title of your docs page.
+* `js_url`: the URL of the script, here the custom CDN.
+
+[2] Docs assets > Self-hosting (assets.md)
+Pass these to the docs page function:
+
+* `openapi_url`: the URL where the docs page gets the schema.
+* `title`: the title of your docs page.
+* `js_url`: the URL of the script, here the one your own app serves.
+* `css_url`: the URL of the styles, here the one your own app serves."""
+
+
+def test_a_list_a_page_gives_twice_shows_its_repeated_items_once():
+    answer = compose_answer("Which docs page URLs point at the files your own app serves?",
+                            parse_references(TWICE), fake_vectors(["docs"]))
+    lines = answer.split("\n")
+    assert "  - `openapi_url`: the URL where the docs page gets the schema. [2]" not in lines
+    assert "  - `title`: the title of your docs page. [2]" not in lines
+    # what differs between the two stays, each under its own sentence
+    assert "  - `js_url`: the URL of the script, here the one your own app serves. [2]" in lines
+    assert "  - `js_url`: the URL of the script, here the custom CDN. [1]" in lines

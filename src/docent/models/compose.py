@@ -294,6 +294,7 @@ def compose_parts(
         under_lead = [label, *(c for c in points if listed.get(id(c)) is label)]
     below = {id(c) for c in under_lead}
     points = _with_lists([c for c in points if id(c) not in below], cands, used | below)
+    points = _said_once(lead, under_lead, points, cands, listed)
 
     value_asked = asks_for_value(question)
     # The code block scoring best of all passages' units is shown (the how-to's own code).
@@ -427,6 +428,36 @@ def _second_block(
     ]
     point, block = max(offers, key=lambda o: o[1].lex, default=(None, None))
     return _nearest_before(block, points, at, point), block
+
+
+def _said_once(
+    lead: Candidate, under_lead: list[Candidate], points: list[Candidate],
+    cands: list[Candidate], listed: dict[int, Candidate],
+) -> list[Candidate]:
+    """`points` without the second showing of a list a page gives twice (the same
+    parameters under two headings): an item worded as one shown before it, next to another
+    such, goes, unless a point hangs on it. Steps two procedures share ("Copy the deployed
+    address") stay, their neighbours differing."""
+    shown = [lead, *under_lead, *points]
+    times = Counter(c.unit.text for c in shown)
+    held = {id(a) for c in points for a in (listed.get(id(c)), _parent_of(c, cands))}
+
+    def repeated(c: Candidate) -> bool:
+        same, at = _passage(c, cands)
+        beside = [same[i] for i in (at - 1, at + 1) if 0 <= i < len(same)]
+        parent = _parent_of(c, cands)  # ("`Path()`" under one of two objects it is used by)
+        return (times[c.unit.text] > 1 and (parent is None or times[parent.unit.text] > 1)
+                and any(b.unit.block == c.unit.block and times[b.unit.text] > 1
+                        for b in beside))
+
+    seen = {lead.unit.text, *(c.unit.text for c in under_lead)}
+    kept = []
+    for c in points:
+        if c.unit.text in seen and id(c) not in held and repeated(c):
+            continue
+        seen.add(c.unit.text)
+        kept.append(c)
+    return kept
 
 
 def _depth(c: Candidate, points: list[Candidate], listed: dict[int, Candidate],
