@@ -194,3 +194,21 @@ def test_the_index_is_saved_before_its_fingerprint_is_written(
     ingest_path(write_docs(tmp_path / "docs", DOCS), data_settings, embedder=fake_embedder,
                 progress=False)
     assert seen == [True]
+
+
+def test_a_folder_of_an_older_format_is_replaced(tmp_path):
+    """After an upgrade that changes the format, the first save replaces the old folder:
+    left in place, every process would rebuild the index at every start."""
+    from docent.retrieval.types import Chunk
+
+    chunk = Chunk(chunk_id="c1", source_file="guide.md", title="Guide", section_title="Guide",
+                  slug="guide", page_url="", text="The lantern command starts the server.")
+    keyword_store.save(KeywordIndex([chunk]), tmp_path, "f1")
+    meta = tmp_path / "f1" / "meta.json"
+    meta.write_text(meta.read_text().replace(f'"format": {keyword_store.FORMAT}',
+                                             f'"format": {keyword_store.FORMAT - 1}'))
+    assert keyword_store.load(tmp_path, "f1") is None  # an older format is not loaded
+    keyword_store.save(KeywordIndex([chunk]), tmp_path, "f1")
+    loaded = keyword_store.load(tmp_path, "f1")
+    assert loaded is not None and loaded.search("lantern", 1)[0][0].chunk_id == "c1"
+    assert [p.name for p in tmp_path.iterdir()] == ["f1"]  # nothing left aside

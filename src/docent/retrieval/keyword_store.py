@@ -70,12 +70,27 @@ def load(directory: Path, fingerprint: str) -> KeywordIndex | None:
     )
 
 
+def _saved_format(folder: Path) -> int | None:
+    """The format of the index saved in `folder`; None when it holds none (no meta.json)."""
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        return int(meta.get("format", 0))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0  # unreadable: an index to replace
+
+
 def save(index: KeywordIndex, directory: Path, fingerprint: str) -> None:
-    """Save `index` as the one of `fingerprint` (unless a folder for it exists already)."""
+    """Save `index` as the one of `fingerprint`, unless a folder of this format holds it
+    already; one of an older format is replaced (left in place, it would make every
+    process rebuild the index after an upgrade)."""
     target = directory / fingerprint
-    if (target / "meta.json").exists():
+    saved = _saved_format(target)
+    if saved == FORMAT:
         return
-    shutil.rmtree(target, ignore_errors=True)  # a folder without meta.json is no index
+    if saved is None:
+        shutil.rmtree(target, ignore_errors=True)  # a folder without meta.json is no index
     directory.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=directory))
     try:
@@ -96,9 +111,13 @@ def save(index: KeywordIndex, directory: Path, fingerprint: str) -> None:
             json.dumps({"format": FORMAT, "fingerprint": fingerprint, "chunks": len(rows)}),
             encoding="utf-8",
         )
+        if saved is not None:  # an older format's folder: moved aside, then deleted
+            stale = Path(tempfile.mkdtemp(prefix=".tmp-", dir=directory))
+            os.replace(target, stale / fingerprint)
+            shutil.rmtree(stale, ignore_errors=True)
         os.rename(tmp, target)
     except OSError:
-        if target.exists():  # another process saved the same fingerprint first
+        if _saved_format(target) == FORMAT:  # another process saved the same one first
             return
         raise
     finally:
