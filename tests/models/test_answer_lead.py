@@ -1441,6 +1441,13 @@ def test_a_how_to_gets_the_command_to_run_not_a_sample_of_what_it_prints():
     assert "worker ready for jobs" not in answer
 
 
+def _below(answer: str, line: str, n: int) -> list[str]:
+    """The `n` lines of `answer` after `line` (the blank one first)."""
+    lines = answer.split("\n")
+    at = lines.index(line)
+    return lines[at + 1 : at + 1 + n]
+
+
 SCHEMES = """[1] Security schemes (security.md)
 The API defines the following security schemes:
 
@@ -1459,8 +1466,7 @@ def test_a_lead_item_announcing_a_list_shows_the_items_nested_under_it_below_it(
     answer = compose_answer("Where can the client send the apiKey key?",
                             parse_references(SCHEMES), fake_vectors(["key"]))
     lines = answer.split("\n")
-    at = lines.index("`apiKey`: an application specific key that can come from: [1]")
-    assert lines[at + 1 : at + 5] == [
+    assert _below(answer, "`apiKey`: an application specific key that can come from: [1]", 4) == [
         "", "- A query parameter named in the scheme, such as `?key=abc` on every call. [1]",
         "- A header named in the scheme, such as `X-Key` on every call. [1]",
         "- A cookie named in the scheme, sent by the browser on every call. [1]"]
@@ -1474,10 +1480,8 @@ def test_a_lead_item_announcing_a_list_shows_the_items_nested_under_it_below_it(
 def test_a_nested_lead_shows_its_own_list_not_the_rest_of_its_parents():
     answer = compose_answer("Which flows suit building an authentication provider yourself?",
                             parse_references(SCHEMES), fake_vectors(["flow"]))
-    lines = answer.split("\n")
-    at = lines.index("Several of these flows suit building an authentication provider yourself:"
-                     " [1]")
-    assert lines[at + 1 : at + 4] == [
+    lead = "Several of these flows suit building an authentication provider yourself: [1]"
+    assert _below(answer, lead, 3) == [
         "", "- `implicit` for apps running in the browser without a backend. [1]",
         "- `authorizationCode` for apps with a backend of their own. [1]"]
 
@@ -1494,21 +1498,18 @@ def test_a_lead_items_nested_items_go_below_it_and_a_long_lists_items_stay_in_it
     answer = compose_answer(
         "Which security scheme discovers the provider's settings automatically?",
         parse_references(LONG_SCHEMES), fake_vectors(["discover"]))
-    lines = answer.split("\n")
-    at = lines.index("`openIdConnect`: a way to discover the provider's settings automatically."
-                     " [1]")
-    assert lines[at + 1 : at + 3] == [
+    lead = "`openIdConnect`: a way to discover the provider's settings automatically. [1]"
+    assert _below(answer, lead, 2) == [
         "", "- The discovery is what the OpenID Connect specification defines. [1]"]
-    # the eleventh item of the schemes' list is still one of its items, nested under it
-    assert "  - `oauth2`: all the ways to handle security, called flows. [1]" in lines
+    # the key points keep the list under its sentence, one level down
+    assert "  - `oauth2`: all the ways to handle security, called flows. [1]" in answer.split("\n")
 
 
 def test_a_lead_announcing_a_list_has_every_item_under_it_at_its_depth():
     answer = compose_answer("Which security schemes does the API define?",
                             parse_references(LONG_SCHEMES), fake_vectors(["scheme"]))
     lines = answer.split("\n")
-    at = lines.index("The API defines the following security schemes: [1]")
-    assert lines[at + 1 : at + 5] == [
+    assert _below(answer, "The API defines the following security schemes: [1]", 4) == [
         "", "- `apiKey`: an application specific key that can come from: [1]",
         "  - A query parameter named in the scheme, such as `?key=abc` on every call. [1]",
         "  - A header named in the scheme, such as `X-Key` on every call. [1]"]
@@ -1526,9 +1527,7 @@ To test the listener:
 def test_a_list_item_ending_in_a_colon_over_no_nested_list_announces_no_siblings():
     answer = compose_answer("How do I test the event listener?", parse_references(STEPS),
                             fake_vectors(["listener"]))
-    lines = answer.split("\n")
-    at = lines.index("To test the listener: [1]")
-    assert lines[at + 1 : at + 5] == [
+    assert _below(answer, "To test the listener: [1]", 4) == [
         "", "- Run the listener in one terminal: [1]", "- Trigger events from another script. [1]",
         "- Watch the updates arrive in the listener. [1]"]
 
