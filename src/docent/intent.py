@@ -52,9 +52,9 @@ _VALUE = re.compile(
     re.I,
 )
 # "How can Somnia CHARGE less gas...?" asks how something works, not what it costs.
+_MECHANISM = re.compile(r"\bhow\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 # A relative clause whose verb takes the value phrase as its object ("...that shows how many").
 _DESCRIBED = re.compile(r"\b(?:that|which)\s+[a-z]+s\s+$", re.I)
-_MECHANISM = re.compile(r"\bhow\s+(?:can|could|does|do|did|is|are|would|should|will)\b", re.I)
 _NAME_NOUNS = (
     r"variable|setting|option|parameter|param|argument|flag|command|function|class|method|"
     r"decorator|header|field|key|file|endpoint|event|status(?:\s+code)?|code|type|tool|"

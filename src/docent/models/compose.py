@@ -193,9 +193,8 @@ def compose_parts(
                 valued and versions_named(c.unit, measure))
 
     # "Besides Uvicorn, which ASGI servers...?": a statement about what the question sets
-    # aside ("...comes with a production server, Uvicorn") does not lead; most of its words
-    # name the thing set aside.
-    # It does when no other statement scores _ASIDE_LEAD_SHARE of the best.
+    # aside (most of its words name it: "...comes with a production server, Uvicorn") does
+    # not lead, unless no other statement scores _ASIDE_LEAD_SHARE of the best.
     aside = set(terms(set_aside(question) or ""))
 
     def restates_aside(c: Candidate) -> bool:
@@ -278,14 +277,14 @@ def compose_parts(
     listed: dict[int, Candidate] = {}
     for intro in sorted(picked, key=lambda c: (c.ref.n, c.pos)):
         listed.update((id(item), intro) for item in _introduced(intro, cands))
-    # (and the items nested in a lead that is a list item: "`openIdConnect`: ..." over
-    # "This automatic discovery is what ... defines.")
-    # Each with what it announces or holds nested in turn ("`apiKey`: ... come from:" with
-    # its places), points being in the docs' order.
+    # Below the lead: what it announces, or holds nested when it is a list item
+    # ("`openIdConnect`: ..." over "This automatic discovery is what ... defines."), each
+    # with what that announces or holds in turn ("`apiKey`: ... come from:" with its
+    # places); points are in the docs' order, so what holds an item comes before it.
     under_lead: list[Candidate] = []
     for c in points:
         above = (listed.get(id(c)), _parent_of(c, cands))
-        if any(a is lead or any(a is u for u in under_lead) for a in above):
+        if any(a is lead or _among(a, under_lead) for a in above):
             under_lead.append(c)
     # "Multiple RPC providers support Somnia:" over "Primary Providers:" and its items: the
     # label and its list go right below the lead, which would end in a colon without them.
@@ -465,8 +464,14 @@ def _depth(c: Candidate, points: list[Candidate], listed: dict[int, Candidate],
     """How deep a key point is nested: one below the item it is nested in, else one below
     the point announcing its list, when that is shown (0 otherwise)."""
     parent = _parent_of(c, cands)
-    above = parent if parent in points else listed.get(id(c))
-    return _depth(above, points, listed, cands) + 1 if above in points else 0
+    above = parent if _among(parent, points) else listed.get(id(c))
+    if above is None or not _among(above, points):
+        return 0
+    return _depth(above, points, listed, cands) + 1
+
+
+def _among(c: Candidate | None, cs: list[Candidate]) -> bool:
+    return c is not None and any(c is d for d in cs)
 
 
 def _unit_at(at: dict[tuple[int, int], Candidate], n: int, pos: int) -> Unit | None:
