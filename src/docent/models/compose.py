@@ -51,13 +51,12 @@ from docent.models.scoring import (
     is_continuation,
     names_new,
     score,
-    shows_output,
     source_of,
     versions_named,
 )
 from docent.models.text import Reference, terms
 from docent.models.unit_vectors import AnswerVectors
-from docent.models.units import FENCE, Unit
+from docent.models.units import FENCE
 from docent.retrieval.bm25 import is_changelog
 from docent.retrieval.chunking import clean_for_embedding
 from docent.retrieval.evidence import states_kind
@@ -260,8 +259,7 @@ def compose_parts(
     # point introduces shows under that point instead.
     example = asks_about_example(question)
     # A how-to is shown what to run, not a sample of what it prints ("You'll see the output:").
-    runnable = cands if intent.kind != "howto" else [
-        c for c in cands if not (c.unit.is_code and shows_output(_unit_at(at, c.ref.n, c.pos - 1)))]
+    runnable = cands if intent.kind != "howto" else [c for c in cands if not c.sample]
     best = _on_topic_code(runnable, lead, points, intent, example)
     extra = None
     if code is None:
@@ -474,11 +472,6 @@ def _among(c: Candidate | None, cs: list[Candidate]) -> bool:
     return c is not None and any(c is d for d in cs)
 
 
-def _unit_at(at: dict[tuple[int, int], Candidate], n: int, pos: int) -> Unit | None:
-    c = at.get((n, pos))
-    return c.unit if c is not None else None
-
-
 def _label_after(
     lead: Candidate, at: dict[tuple[int, int], Candidate], points: list[Candidate]
 ) -> Candidate | None:
@@ -486,7 +479,7 @@ def _label_after(
     list ("Primary Providers:"), so the lead's own announcement is that label's list."""
     label = at.get((lead.ref.n, lead.pos + 1))
     if (label is None or label.unit.kind != "prose" or not label.unit.announces
-            or all(p is not label for p in points)):
+            or not _among(label, points)):
         return None
     return label
 

@@ -164,6 +164,7 @@ class Candidate:
     lex: float = 0.0
     score: float = 0.0
     filler: bool = False
+    sample: bool = False  # code the sentence before announces as a program's output
 
 
 def candidates(refs: Sequence[Reference]) -> list[Candidate]:
@@ -337,8 +338,8 @@ def score(
         fitting = fits(intent, c.unit, measure)
         if fitting > 0 and intent.kind == "name" and not names_new(c.unit.text, wanted):
             fitting = 0  # "one single `engine` object" names only what the question does
-        if fitting > 0 and intent.kind == "howto" and c.unit.is_code and shows_output(
-                before.get((c.ref.n, c.pos - 1))):
+        sample = c.unit.is_code and shows_output(before.get((c.ref.n, c.pos - 1)))
+        if fitting > 0 and intent.kind == "howto" and sample:
             fitting = 0  # "You'll see Publisher Output:" over a sample: nothing to do
         value += fit * fitting - _FILLER * filler
         if defines is not None and not c.unit.is_code and defines.match(c.unit.text):
@@ -346,7 +347,8 @@ def score(
         if yesno and not c.unit.is_code and _denies(c.unit.text, wanted):
             value += _FIT
         # The constructor, not dataclasses.replace: this runs for every unit of every answer.
-        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler))
+        out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler,
+                             sample))
     return out
 
 
