@@ -860,6 +860,40 @@ The verified source of the contract appears on the explorer after `npx hardhat v
             '"hardhat/config";\n  ```') in answer
 
 
+def test_flattened_code_the_example_shows_already_is_no_point_of_its_own():
+    text = """[1] Verify > Initialize Hardhat (verify.md)
+import "dotenv/config"; import "@nomicfoundation/hardhat-verify"; import { HardhatUserConfig } from "hardhat/config";
+
+The verified source of the contract appears on the explorer after `npx hardhat verify`.
+
+[2] Verify > Configure (verify.md)
+Set up the HardhatUserConfig with the verify settings:
+
+```
+import "dotenv/config";
+import "@nomicfoundation/hardhat-verify";
+import { HardhatUserConfig } from "hardhat/config";
+
+const config: HardhatUserConfig = { solidity: "0.8.28" };
+export default config;
+```"""
+    answer = compose_answer("How do I set up the HardhatUserConfig with hardhat-verify and dotenv "
+                            "config to verify on the explorer?",
+                            parse_references(text), fake_vectors(["verify", "hardhat"]))
+    assert 'Example [2]:\n\n```\nimport "dotenv/config";' in answer
+    assert answer.count('import "dotenv/config";') == 1
+    assert "- The verified source of the contract appears" in answer
+    # When it was the only point, no "Key Points" heading is left over it.
+    alone = compose_answer("How do I set up the HardhatUserConfig with hardhat-verify and dotenv "
+                           "config to verify on the explorer?",
+                           parse_references(text.replace(
+                               "The verified source of the contract appears on the explorer "
+                               "after `npx hardhat verify`.\n\n", "")),
+                           fake_vectors(["verify", "hardhat"]))
+    assert alone.endswith("export default config;\n```")
+    assert "Key Points" not in alone
+
+
 def test_a_flattened_comment_and_its_statements_get_a_line_each():
     from docent.models.compose import _reflowed
 
@@ -868,6 +902,15 @@ def test_a_flattened_comment_and_its_statements_get_a_line_each():
     assert _reflowed(text) == ["```", "const wsUrl = 'wss://rpc.example.com/ws';",
                                "//change url for Mainnet",
                                "const provider = new WebSocketProvider(wsUrl);", "```"]
+
+
+def test_a_flattened_declaration_named_like_a_keyword_stays_on_its_line():
+    from docent.models.compose import _reflowed
+
+    text = ("const contract = new ethers.Contract(address, abi, provider); "
+            "export const total = await contract.count();")
+    assert _reflowed(text) == ["```", "const contract = new ethers.Contract(address, abi, provider);",
+                               "export const total = await contract.count();", "```"]
 
 
 DAO_VARIABLES = """[1] DAO > Overview (dao.md)

@@ -313,14 +313,13 @@ def compose_parts(
         for c in under_lead:  # nested as in the docs, a label's items under it
             nest = "  " * _depth(c, under_lead, listed, cands)
             parts.append(f"{nest}- {c.unit.text} {_cite(c.ref)}")
-    if code:
-        parts += ["", f"Example [{code.ref.n}]:", "", excerpt(code.unit.text, wanted,
-                                                                 values=value_asked,
-                                                                 timing=timing)]
-    if extra:
-        parts += ["", f"Example [{extra.ref.n}]:", "", excerpt(extra.unit.text, wanted,
-                                                                  values=value_asked,
-                                                                  timing=timing)]
+    blocks: list[str] = []  # the code the answer shows
+    for shown_code in (code, extra):
+        if shown_code is not None:
+            blocks.append(excerpt(shown_code.unit.text, wanted, values=value_asked,
+                                  timing=timing))
+            parts += ["", f"Example [{shown_code.ref.n}]:", "", blocks[-1]]
+    flattened: list[tuple[int, list[str]]] = []  # where each reflowed paragraph went
     if points:
         parts += ["", "### Key Points", ""]
         used.update(id(c) for c in picked)  # shown: no point's tail or prior again
@@ -364,8 +363,9 @@ def compose_parts(
             if under is None and _flattened_code(c.unit.text):
                 # Code a crawl ran into one paragraph reads as code again, a statement a
                 # line (alone: a sentence after it is no part of the code).
+                flattened.append((len(parts), _reflowed(c.unit.text)))
                 parts += [f"{nest}- Example {_cite(c.ref)}:", "",
-                          *(f"{nest}  {line}" for line in _reflowed(c.unit.text)), ""]
+                          *(f"{nest}  {line}" for line in flattened[-1][1]), ""]
                 continue
             if under is not None:
                 shown.add(id(under))
@@ -387,7 +387,16 @@ def compose_parts(
             if under is not None:
                 block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked,
                                 timing=timing)
+                blocks.append(block)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
+        # A paragraph of code the crawl flattened ("import { ethers } from ...") is no
+        # point of its own when the code shown holds each of its statements already.
+        shown_lines = {line.strip() for block in blocks for line in block.split("\n")}
+        for start, lines in reversed(flattened):
+            if all(line in shown_lines for line in lines[1:-1]):
+                del parts[start : start + len(lines) + 3]
+        if parts[-3:] == ["", "### Key Points", ""]:  # it was the only point
+            del parts[-3:]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
 
@@ -828,10 +837,12 @@ def _flattened_code(text: str) -> bool:
 
 
 # Where a flattened statement ended: after "; ", and before a "// comment"
-# (not a URL's "://") or a keyword opening a declaration.
+# (not a URL's "://") or a keyword opening a declaration, unless a keyword opens it
+# already ("const contract = ...", "export function ...").
 _STATEMENT_BREAK = re.compile(
-    r"(?<=;)\s+|\s+(?=//\s)(?<!:)|\s+(?=(?:import|export|const|let|var"
-    r"|function|pragma|contract|return)\s)"
+    r"(?<=;)\s+|\s+(?=//\s)(?<!:)"
+    r"|(?<!\bimport)(?<!\bexport)(?<!\bconst)(?<!\blet)(?<!\bvar)(?<!\breturn)"
+    r"\s+(?=(?:import|export|const|let|var|function|pragma|contract|return)\s)"
 )
 
 
