@@ -550,6 +550,29 @@ The search limits are as follows:
     assert "- The search limits are as follows: [1]\n  - three searches a run [1]\n" in answer
 
 
+def test_a_sentence_between_an_announcing_point_and_a_list_owns_the_list():
+    text = """[1] Limits (limits.md)
+Every run has limits on turns and searches.
+
+The turn limits are logged in a few places, to show when a run stops:
+
+The search limits are as follows:
+
+* three searches a run
+* retries never count"""
+    answer = compose_answer("What are the run limits, turn limits and search limits?",
+                            parse_references(text))
+    # The first announcement's list is not in the passage: it ends as a sentence.
+    assert "- The turn limits are logged in a few places, to show when a run stops. [1]\n" in answer
+    assert "- The search limits are as follows: [1]\n  - three searches a run [1]\n" in answer
+    # A formula between (no sentence) leaves the list to the statement announcing it.
+    formula = compose_answer("What are the run limits and the search limit formula?",
+                             parse_references(text.replace(
+                                 "The search limits are as follows:",
+                                 "The search limits follow a formula:\n\nn = t + r")))
+    assert "The search limits follow a formula: [1]\n\n- three searches a run [1]\n" in formula
+
+
 def test_a_list_item_chosen_as_a_key_point_brings_the_sentence_announcing_its_list():
     # The items share the question's words, their intro does not; without it the items say
     # nothing of what receives them.

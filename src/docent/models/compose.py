@@ -875,14 +875,33 @@ def _neighbours(
                                     and c.unit.block == lead.unit.block
                                     and c.unit.depth > lead.unit.depth, follow))
             return nested[:most]  # none: what it announced (an image) is not shown
-        follow = [c for c in follow if c.unit.kind in ("item", "row")]
-        block = follow[0].unit.block if follow else -1
-        out += [c for c in follow if c.unit.block == block][:most]
+        # The next list, unless a sentence comes first: the list is then that sentence's
+        # ("You can follow me in a few places:" then "You can create a question, to:"),
+        # or what was announced is the sentence itself. A label ("Primary Providers:")
+        # or a formula between is no sentence.
+        before = list(takewhile(lambda c: c.unit.kind not in ("item", "row"), follow))
+        follow = follow[len(before):]
+        if follow and not any(_sentence(c) for c in before):
+            block = follow[0].unit.block
+            out += [c for c in follow if c.unit.kind in ("item", "row")
+                    and c.unit.block == block][:most]
     else:
         for c in (same[at - 1] if at else None, same[at + 1] if at + 1 < len(same) else None):
             if c is not None and c.unit.block == lead.unit.block and c.score >= 0.5 * lead.score:
                 out.append(c)
     return out
+
+
+_LABEL_WORDS = 3  # "Primary Providers:", "For Mainnet:" label a list; longer ones say more
+
+
+def _sentence(c: Candidate) -> bool:
+    """A paragraph that says something of its own: prose ending as a sentence, or
+    announcing in more words than a label."""
+    text = c.unit.text.rstrip()
+    return c.unit.kind == "prose" and (
+        text.endswith((".", "!", "?")) or (c.unit.announces and len(text.split()) > _LABEL_WORDS)
+    )
 
 
 def _passage(c: Candidate, cands: list[Candidate]) -> tuple[list[Candidate], int]:
