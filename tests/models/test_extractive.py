@@ -573,6 +573,21 @@ The search limits are as follows:
     assert "The search limits follow a formula: [1]\n\n- three searches a run [1]\n" in formula
 
 
+def test_a_label_between_an_announcing_point_and_its_list_nests_under_the_point():
+    text = """[1] Limits (limits.md)
+Every run has limits on turns and searches.
+
+The search limits are as follows:
+
+Core limits:
+
+* three searches a run
+* retries never count"""
+    answer = compose_answer("What are the run limits and search limits?", parse_references(text))
+    assert ("- The search limits are as follows: [1]\n  - Core limits: [1]\n"
+            "    - three searches a run [1]\n") in answer
+
+
 def test_a_list_item_chosen_as_a_key_point_brings_the_sentence_announcing_its_list():
     # The items share the question's words, their intro does not; without it the items say
     # nothing of what receives them.

@@ -275,6 +275,8 @@ def compose_parts(
     listed: dict[int, Candidate] = {}
     for intro in sorted(picked, key=lambda c: (c.ref.n, c.pos)):
         listed.update((id(item), intro) for item in _introduced(intro, cands))
+        # "Core Methods:" between "Somnia supports these APIs:" and the methods goes under it
+        listed.update((id(label), intro) for label in _labels(intro, cands))
     # Below the lead: what it announces, or holds nested when it is a list item
     # ("`openIdConnect`: ..." over "This automatic discovery is what ... defines."), each
     # with what that announces or holds in turn ("`apiKey`: ... come from:" with its
@@ -593,6 +595,16 @@ def _short(block: Candidate) -> bool:
     body = [line for line in code.split("\n")
             if not FENCE.match(line.strip()) and not line.rstrip().endswith("\\")]
     return len(body) <= _SHORT_CODE_LINES and len(code) <= _SHORT_CODE_CHARS
+
+
+def _labels(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """The labels ("Core Methods:") between a statement ending in ":" and the list it
+    announces."""
+    if intro.unit.kind != "prose" or not _introduced(intro, cands):
+        return []
+    same, at = _passage(intro, cands)
+    before = takewhile(lambda c: c.unit.kind not in ("item", "row"), same[at + 1 :])
+    return [c for c in before if c.unit.kind == "prose" and c.unit.announces]
 
 
 def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
