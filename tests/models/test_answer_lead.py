@@ -383,6 +383,20 @@ def test_the_kind_of_answer_is_read_from_the_question(question, kind):
     assert intent_of(question).kind == kind
 
 
+def test_an_instruction_is_no_answer_to_what_something_is_for_bold_or_not():
+    from docent.models.scoring import fits
+
+    intent = intent_of("what is kite actually for? lending, swapping, something else?")
+    assert intent.kind == "concept"
+    # A step in bold, or one sending the reader somewhere, is a how-to's answer.
+    for step in ("**Go to the** [**Kite App**](https://app.kite.example/)**:** Connect your "
+                 "wallet to the Kite lending platform.",
+                 "**Connect** your wallet to the Kite lending platform.",
+                 "Navigate to the Kite dashboard and supply an asset."):
+        assert fits(intent, Unit(step, "prose", 0)) == -1
+    assert fits(intent, Unit("Kite is a lending protocol on the network.", "prose", 0)) == 0
+
+
 def test_an_address_is_the_value_an_address_question_asks_for():
     from docent.models.scoring import fits
     from docent.models.units import Unit

@@ -114,7 +114,7 @@ _INSTRUCTION = re.compile(
     rf"(?:also\s+|now\s+|then\s+|just\s+)?(?:{_VERBS})\b",
     re.I,
 )
-_IMPERATIVE = re.compile(rf"^(?:to\s+\w+[^,.]*,\s*)?(?:{_VERBS})\s", re.I)
+_IMPERATIVE = re.compile(rf"^(?:to\s+\w+[^,.]*,\s*)?(?:{_VERBS}|go|navigate)[*_]*\s", re.I)
 # A sentence that leans on the one before it ("And then...", "This will...") makes a poor
 # first sentence: it reads as the middle of a paragraph.
 _CONTINUATION = re.compile(
@@ -237,7 +237,7 @@ def fits(intent: Intent, unit: Unit, measure: Measure | None = None) -> int:
     instruction and the question asks what happens or what something is (a how-to answer
     to another question); else 0."""
     text = unit.text
-    if intent.kind in ("outcome", "concept") and _IMPERATIVE.match(text):
+    if intent.kind in ("outcome", "concept") and instructs(text):
         return -1
     return int(_holds(intent, unit, text, measure))
 
