@@ -300,7 +300,10 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("size", re.compile(
         r"\b" + _LONG_TEXT + r"|\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
         r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"
-        r"|\b(?:size|memory|disk\s+space|storage|ram|max[-_]size)\b"
+        # not what storage costs or holds ("the extra STORAGE GAS", "a storage slot")
+        r"|\b(?:size|memory|disk\s+space|storage(?!\s+(?:gas|costs?|fees?|slots?|reads?"
+        r"|writes?|access|keys?|variables?|layout|proofs?|operations?|opcodes?))|ram"
+        r"|max[-_]size)\b"
         # "the largest single MESSAGE", "the biggest PAYLOAD": a size of a piece of data
         r"|\b(?:largest|biggest|smallest)\s+(?:[\w-]+\s+){0,2}?" + _DATA + r"s?\b"
         # "How large can the gap LOG FILE grow?": the size of a piece of data, not a count
@@ -314,9 +317,11 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"(?:default|maximum|minimum|max|min|limit|threshold|rate|ratio|amount|supply|"
         r"count|total|cap|capacity)s?\b")),
 ]
-# "How much slower can a storage read get?": a factor ("up to 1000x"), whatever it is of.
+# "How much slower can a storage read get?", "What does ecPairing cost relative to
+# Ethereum?": a factor ("up to 1000x", "250 times"), whatever it is of.
 _FACTOR = re.compile(r"\bhow\s+(?:much|many\s+times)\s+(?:slower|faster|quicker|cheaper"
-                     r"|costlier|pricier|higher|lower|better|worse)\b")
+                     r"|costlier|pricier|higher|lower|better|worse)\b"
+                     r"|\brelative\s+to\s")
 # "The minimum amount of SOMI", "how much ETH": an amount of a currency or token, named in
 # capitals (read before the question is lower-cased).
 _TOKEN_AMOUNT = re.compile(
@@ -324,6 +329,7 @@ _TOKEN_AMOUNT = re.compile(
     r"(?!(?:RAM|CPU|GPU|VRAM|SSD|HDD|[KMGT]i?B|IOPS|TPS)\b)[A-Z][A-Z0-9]{1,5}\b"
     r"(?!\s+(?:supply|stake))"
 )
+_LOOKS = re.compile(r"\b(?:colou?rs?|fonts?|font-size)\b")
 _COUNT_NOT_SIZE = re.compile(
     r"\bhow\s+many\s+(?!(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b)"
 )
@@ -385,6 +391,10 @@ def measure_of(question: str) -> Measure | None:
     for kind, pattern in _MEASURES:
         if kind == "size" and _COUNT_NOT_SIZE.search(text):
             continue  # "how many storage slots": a count of things that hold data
+        if kind == "size" and _LOOKS.search(text) and pattern.search(text):
+            # "What colour and size is the clock face?", "what font size": how a thing
+            # looks, set by a bare number (`radius="4"`, `font-size="200"`), no data size
+            return Measure("number")
         if kind == "money" and _TOKEN_AMOUNT.search(question):
             return Measure("money")  # "the minimum amount of SOMI I can buy"
         if pattern.search(text):

@@ -502,6 +502,17 @@ def test_a_question_asking_for_no_value_always_passes():
     # is of name no size asked
     ("How much slower can a storage read get when it misses memory?", Measure("number")),
     ("How many times faster is a cached read?", Measure("number")),
+    # ... and so does what something costs relative to something else ("250 times")
+    ("What does the pairing precompile cost relative to Ethereum?", Measure("number")),
+    ("How much does the Pro plan cost in VS Code?", Measure("money")),  # no "vs" there
+    # the extra gas a storage access costs, or a storage slot, names no size
+    ("When does a BALANCE call avoid the extra storage gas?", Measure("number")),
+    ("How much storage does a full node need?", Measure("size", ("storage",))),
+    # how a thing looks is set by a bare number (`radius="4"`, `font-size="200"`): no size
+    # of data is asked
+    ("What colour and size is the clock face by default?", Measure("number")),
+    ("Which font size do the labels use?", Measure("number")),
+    ("What is the maximum upload size?", Measure("size", ("upload",))),
     # a count per something names that too ("per core"); a rate per unit of time does not
     ("How many uvicorn workers per core do the docs recommend?",
      Measure("count", ("uvicorn", "workers", "core"))),
@@ -542,6 +553,9 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("duration", "A session expires after 30 minutes.", True),
     ("duration", "`TIMEOUT_SECONDS` | 30", True),  # a bare number with a unit of time
     ("duration", "At most 1000 sessions fit in memory.", False),
+    ("duration", "      timeout: 10000,", True),  # a line setting an interval by its name
+    ("duration", "refreshMs = 5000;", True),
+    ("duration", "Items: 5", False),  # a name ending in "ms" is no unit of time
     ("size", "Each replica needs about 400 MB.", True),
     ("size", "Each replica answers 85 questions a second.", False),
     ("size", "`MAX_BODY_BYTES` | 1048576", True),  # a setting's bare value in a unit of size

@@ -59,7 +59,7 @@ from docent.models.unit_vectors import AnswerVectors
 from docent.models.units import FENCE
 from docent.retrieval.bm25 import is_changelog
 from docent.retrieval.chunking import clean_for_embedding
-from docent.retrieval.evidence import states_kind
+from docent.retrieval.evidence import TIMING_LINE, states_kind
 
 # A longer code block is shown as the window of this many lines that holds most of the
 # question's words (docs' full examples run to 40-180 lines; the answer is a few of them).
@@ -1178,15 +1178,7 @@ def _best_window(hits: list[int], size: int) -> int:
 
 
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
-# A line setting an interval: `refreshMs = 5000`, `POLL_INTERVAL: 30`, `setInterval(f, 500)`,
-# the `}, 5 * 60 * 1000);` closing a `setInterval(() => {...`, `time.sleep(5)`.
-_TIMING_LINE = re.compile(
-    r"\w*(?:ms|Ms|MS|[Mm]illis|MILLIS|[Ss]econds|SECONDS|[Ii]nterval|INTERVAL|[Tt]imeout|TIMEOUT"
-    r"|[Dd]elay|DELAY)\b\s*[=:]\s*\d"
-    r"|\bset(?:Interval|Timeout)\s*\(.*,\s*\d|^\s*\}\s*,\s*\d[\d_]*(?:\s*\*\s*\d[\d_]*)*\s*\)"
-    r"|\bsleep\s*\(\s*\d",
-    re.M,
-)
+_TIMING_LINE = TIMING_LINE
 
 
 def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:

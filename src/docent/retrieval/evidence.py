@@ -182,6 +182,16 @@ _SIZE_UNIT_WORD = re.compile(
     r"|_(?:bytes|kb|mb|gb|chars)\b|\((?:bytes|kb|mb|gb|characters)\)",
     re.I,
 )
+# A line setting an interval: `refreshMs = 5000`, `POLL_INTERVAL: 30`, `timeout: 10000,`,
+# `setInterval(f, 500)`, the `}, 5 * 60 * 1000);` closing a `setInterval(() => {...`,
+# `time.sleep(5)`: its name says the number is a duration.
+TIMING_LINE = re.compile(
+    r"\w*(?:_ms|Ms|MS|[Mm]illis|MILLIS|[Ss]econds|SECONDS|[Ii]nterval|INTERVAL|[Tt]imeout"
+    r"|TIMEOUT|[Dd]elay|DELAY)\b\s*[=:]\s*\d"
+    r"|\bset(?:Interval|Timeout)\s*\(.*,\s*\d|^\s*\}\s*,\s*\d[\d_]*(?:\s*\*\s*\d[\d_]*)*\s*\)"
+    r"|\bsleep\s*\(\s*\d",
+    re.M,
+)
 _SETTING_VALUE = re.compile(r"(?:\bdefaults?\s+(?:to|is)|\bdefault:|[=|])\s*`?\d", re.I)
 _UNIT_WORD: dict[str, re.Pattern[str]] = {"duration": _TIME_UNIT_WORD, "size": _SIZE_UNIT_WORD}
 # Markup whose digits are no values: images, link targets, HTML tags.
@@ -439,7 +449,10 @@ def counts_of(segment: str, named: set[str]) -> bool:
 
 
 def _bare(kind: str, segment: str, near: str) -> bool:
-    """A bare number in `segment` that `near` makes a duration or a size."""
+    """A bare number in `segment` that `near` makes a duration or a size, or that a line
+    setting an interval gives (`timeout: 10000,`)."""
+    if kind == "duration" and TIMING_LINE.search(segment):
+        return True
     unit = _UNIT_WORD.get(kind)
     number = _SETTING_VALUE if kind == "size" else _BARE_NUMBER
     return unit is not None and bool(number.search(segment)) and bool(unit.search(near))
