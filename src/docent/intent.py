@@ -115,13 +115,16 @@ def asks_for_value(question: str) -> bool:
 
 # "How often does the frontend poll?", "...and how frequently does it refresh the labels?"
 _HOW_OFTEN = re.compile(
-    r"\bhow\s+(?:often|frequently)\b|\b(?:polling|refresh|update|retry)\s+(?:interval|rate|frequency)\b",
+    r"\bhow\s+(?:often|frequently)\b|\b(?:polling|refresh|update|retry)\s+(?:interval|rate|frequency)\b"
+    # "how long does the client wait before a request times out?": its timeout
+    r"|\bhow\s+long\b.*\b(?:times?\s+out|time-?outs?)\b",
     re.I)
 
 
 def asks_how_often(question: str) -> bool:
-    """Whether any part of the question asks how often something happens: an interval a
-    tutorial may give only in its code (`refreshMs = 5000`, `setInterval(f, 5 * 60 * 1000)`)."""
+    """Whether any part of the question asks how often something happens, or after how
+    long it times out: an interval a tutorial may give only in its code (`refreshMs = 5000`,
+    `setInterval(f, 5 * 60 * 1000)`, `timeout: 10000,`)."""
     return bool(_HOW_OFTEN.search(question))
 
 

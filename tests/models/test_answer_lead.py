@@ -118,6 +118,28 @@ export function useMessages(room: string, refreshMs = 5000) {{
     assert "5 seconds" in lead_statement(answer) and "refreshMs" not in answer
 
 
+def test_after_how_long_a_request_times_out_shows_the_line_setting_the_timeout():
+    settings = "\n".join(f"      header_{i}: 'value {i}'," for i in range(40))
+    text = f"""[1] Explorer client > Setup (explorer.md)
+The client wraps axios for every call to the explorer API.
+
+[2] Explorer client > Setup (explorer.md)
+The client is created once:
+
+```ts
+const api = axios.create({{
+  baseURL: explorerUrl,
+  headers: {{
+{settings}
+  }},
+  timeout: 10000,
+}})
+```"""
+    question = "How long does the axios client wait before a request to the explorer API times out?"
+    answer = compose_answer(question, parse_references(text), fake_vectors(["axios"]))
+    assert "timeout: 10000," in answer
+
+
 def test_a_how_to_shows_the_code_block_scoring_best_of_all_units():
     # The page's own sign-in code scores above every statement, but no chosen statement
     # introduces it ("Now let's..." is narration) and it beats the import a key point shows
