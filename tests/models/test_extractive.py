@@ -831,10 +831,45 @@ def test_one_word_items_of_an_announced_list_are_units():
     ]
 
 
-def test_mkdocstrings_options_are_not_units():
+def test_mkdocstrings_options_are_not_units_but_the_members_they_list_are_one():
+    # The built page shows the object's reference in the directive's place: the members
+    # it lists are what the page says of the object.
     body = ("::: fastapi.responses.ORJSONResponse\n    options:\n        members:\n"
             "            - charset\n            - render\n\nThe class renders JSON fast.")
-    assert [u.text for u in split_units(body)] == ["The class renders JSON fast."]
+    assert [u.text for u in split_units(body)] == [
+        "`fastapi.responses.ORJSONResponse` members: `charset`, `render`.",
+        "The class renders JSON fast.",
+    ]
+    bare = "::: fastapi.responses.ORJSONResponse\n    options:\n        show_root_heading: true"
+    assert split_units(bare) == []
+
+
+SOCKET_REFERENCE = """[1] WebSockets (websockets.md)
+With a `WebSocket` you can read data from the client and send data to it.
+
+::: fastapi.WebSocket
+    options:
+        members:
+            - cookies
+            - receive_text
+            - receive_bytes
+            - send_bytes
+            - close
+
+[2] WebSockets > Messages (websocket-guide.md)
+You can receive and send binary, text, and JSON data in the endpoint."""
+
+
+def test_a_member_list_answers_a_question_asking_for_members_and_no_other():
+    refs = parse_references(SOCKET_REFERENCE)
+    listing = "`fastapi.WebSocket` members: `cookies`, `receive_text`, `receive_bytes`"
+    for asking in ("Which methods of the WebSocket read and write raw bytes?",
+                   "Can I read the handshake's cookies from the WebSocket object?",
+                   "Is receive_bytes the way to read binary frames?"):
+        assert listing in compose_answer(asking, refs), asking
+    # A question about the object, asking for none of its members, gets no list of them.
+    for other in ("Which WebSocket class does fastapi use?", "How do I close a WebSocket?"):
+        assert "members:" not in compose_answer(other, refs), other
 
 
 def test_one_word_items_do_not_count_against_the_ten_key_points():

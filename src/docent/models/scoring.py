@@ -290,11 +290,15 @@ def score(
     # "Which release dropped Python 3.9?": the unit giving the question's own version, not
     # the one dropping 3.6, is about it; the version counts as one more word matched.
     asked = versions(question)
-    matched = [c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
+    # A list of members the question does not ask for weighs nothing in any word's rarity.
+    unasked = [_listing_not_asked(c.unit.text, question, wanted) for c in cands]
+    matched = [set() if off else
+               c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
                | _named_by_heading(c.unit.heading, wanted)
-               for c in cands]
+               for c, off in zip(cands, unasked, strict=True)]
     df = Counter(t for m in matched for t in m)
-    idf = {t: math.log(1 + len(cands) / df[t]) for t in df}
+    counted = len(cands) - sum(unasked)
+    idf = {t: math.log(1 + counted / df[t]) for t in df}
     lex = [
         sum(idf[t] for t in m) / (1 + 0.15 * math.log(1 + len(c.terms)))
         for c, m in zip(cands, matched, strict=True)
@@ -331,8 +335,8 @@ def score(
     yesno = intent.kind == "yesno"
     before = {(c.ref.n, c.pos): c.unit for c in cands}
     out = []
-    for c, lx, sm in zip(cands, lex, sem, strict=True):
-        filler = not c.unit.is_code and is_filler(c.unit.text)
+    for c, lx, sm, off in zip(cands, lex, sem, unasked, strict=True):
+        filler = not c.unit.is_code and (off or is_filler(c.unit.text))
         value = sm + w_lex * lx / top + _prior(c)
         fit = _FIT_DEFINITE if intent.kind == "howto" or _definite(measure) else _FIT
         fitting = fits(intent, c.unit, measure)
@@ -350,6 +354,32 @@ def score(
         out.append(Candidate(c.ref, c.pos, c.unit, c.terms, c.page, lx / top, value, filler,
                              sample))
     return out
+
+
+# A reference page's list of an object's members ("`fastapi.UploadFile` members: `file`,
+# `filename`, ..."), and a question asking for members of something.
+_LISTING = re.compile(r"^`[\w.]+` members: `")
+_ASKS_MEMBERS = re.compile(r"\b(?:methods?|attributes?|members?|propert(?:y|ies)|fields?)\b",
+                           re.I)
+
+
+def _listing_not_asked(text: str, question: str, wanted: set[str]) -> bool:
+    """A list of an object's members when the question asks for no method or attribute:
+    none by name (`receive_json`), nor a word of it of the object as such ("the
+    handshake's *cookies* ... from the WebSocket *object*"). "Is ORJSONResponse still the
+    recommended way?" gets no `render`, `set_cookie`, ... of the class it names, nor "which
+    version documents *webhooks*?" the hundred members of `FastAPI`."""
+    if not _LISTING.match(text):
+        return False
+    if _ASKS_MEMBERS.search(question):
+        return False
+    owner, *members = re.findall(r"`([\w.]+)`", text)
+    named = {m for m in members if m.lower() in wanted or set(terms(m)) <= wanted}
+    if any("_" in m for m in named):
+        return False
+    of_object = re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\s+(?:object|class|instance)\b",
+                          question, re.I)
+    return not (named and of_object)
 
 
 # A sentence announcing what a program prints or answers ("You'll see Publisher Output:",

@@ -28,6 +28,7 @@ UnitKind = Literal["prose", "item", "row", "code"]
 _HEADING = re.compile(r"^#{1,6}\s+(?=\S)")
 _LIST_ITEM = re.compile(r"^([-*+]|\d+\\?[.)])\s+")
 _MKDOCSTRINGS = re.compile(r"^:::\s+[\w.]+\s*$")  # "::: fastapi.responses.ORJSONResponse"
+_MEMBER = re.compile(r"^[ \t]+-\s+(\w+)\s*$")  # "            - receive_bytes"
 _HTML_ONLY = re.compile(r"^(</?[A-Za-z][^>]*>\s*)+$")
 # (markup too: an HTML comment, an element's tag: "<!-- helmet by ... -->", "<m-model ...>")
 _CODE_HINT = re.compile(r"[{}();=]|^\s*(//|#|\$ |<!--|<[a-zA-Z][\w-]*(?:\s|/?>|$))")
@@ -278,9 +279,17 @@ def split_units(body: str) -> list[Unit]:
         elif _MKDOCSTRINGS.match(stripped):
             flush()
             # Its indented options ("options:", "members:" and a list of names) configure
-            # the docs build; the page shows the object's reference in their place.
+            # the docs build; the page shows the object's reference in their place, so
+            # the names it lists are what the page says of it: "`fastapi.UploadFile`
+            # members: `file`, `filename`, ...".
+            members = []
             while i + 1 < len(lines) and re.match(r"[ \t]+\S", lines[i + 1]):
                 i += 1
+                member = _MEMBER.match(lines[i])
+                if member:
+                    members.append(f"`{member.group(1)}`")
+            if members:
+                add(f"`{stripped[3:].strip()}` members: {', '.join(members)}.", "prose")
         elif _HEADING.match(stripped):
             flush()
             heading = heading_title(_HEADING.sub("", stripped))[0]  # "CSRF Risk { #csrf-risk }"
