@@ -332,6 +332,7 @@ _TOKEN_AMOUNT = re.compile(
     r"(?!(?:RAM|CPU|GPU|VRAM|SSD|HDD|[KMGT]i?B|IOPS|TPS)\b)[A-Z][A-Z0-9]{1,5}\b"
     r"(?!\s+(?:supply|stake))"
 )
+# "What colour and size...", "which font size": a size of how a thing looks.
 _LOOKS = re.compile(r"\b(?:colou?rs?|fonts?|font-size)\b")
 _COUNT_NOT_SIZE = re.compile(
     r"\bhow\s+many\s+(?!(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b)"

@@ -274,9 +274,10 @@ def compose_parts(
     # "`apiKey`: a key that can come from:", not under the list's own "...schemes:".
     listed: dict[int, Candidate] = {}
     for intro in sorted(picked, key=lambda c: (c.ref.n, c.pos)):
-        listed.update((id(item), intro) for item in _introduced(intro, cands))
-        # "Core Methods:" between "Somnia supports these APIs:" and the methods goes under it
-        listed.update((id(label), intro) for label in _labels(intro, cands))
+        items = _introduced(intro, cands)
+        listed.update((id(item), intro) for item in items)
+        if items:  # "Core Methods:" between "Somnia supports these APIs:" and the methods
+            listed.update((id(label), intro) for label in _labels(intro, cands))
     # Below the lead: what it announces, or holds nested when it is a list item
     # ("`openIdConnect`: ..." over "This automatic discovery is what ... defines."), each
     # with what that announces or holds in turn ("`apiKey`: ... come from:" with its
@@ -304,9 +305,9 @@ def compose_parts(
     # "How often does it poll?": when no statement shown gives the interval ("every few
     # seconds"; a bare number is none), the code that sets it does (`refreshMs = 5000`).
     timing = asks_how_often(question) and not states_kind("duration", lead.unit.text, bare=False)
-    if timing and not any(b is not None and _TIMING_LINE.search(b.unit.text)
+    if timing and not any(b is not None and TIMING_LINE.search(b.unit.text)
                           for b in (code, extra, nested)):
-        timer = max((c for c in cands if c.unit.is_code and _TIMING_LINE.search(c.unit.text)),
+        timer = max((c for c in cands if c.unit.is_code and TIMING_LINE.search(c.unit.text)),
                     key=lambda c: c.score, default=None)
         code, extra = _with_example(code, extra, timer)
     parts = []
@@ -599,8 +600,8 @@ def _short(block: Candidate) -> bool:
 
 def _labels(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
     """The labels ("Core Methods:") between a statement ending in ":" and the list it
-    announces."""
-    if intro.unit.kind != "prose" or not _introduced(intro, cands):
+    announces (which the caller knows it has)."""
+    if intro.unit.kind != "prose":
         return []
     same, at = _passage(intro, cands)
     before = takewhile(lambda c: c.unit.kind not in ("item", "row"), same[at + 1 :])
@@ -1178,9 +1179,6 @@ def _best_window(hits: list[int], size: int) -> int:
 
 
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
-_TIMING_LINE = TIMING_LINE
-
-
 def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
     """Of the non-blank lines `full`, the position of the one setting a number (`= 30`,
     `: 5000`) that holds the most wanted terms, two or more; None when there is none."""
@@ -1190,7 +1188,7 @@ def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None
 def _timing_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
     """Of the non-blank lines `full`, the position of the first line setting an interval
     that holds the most wanted terms; None when there is none."""
-    return _pinned_line(body, full, hits, _TIMING_LINE, 0)
+    return _pinned_line(body, full, hits, TIMING_LINE, 0)
 
 
 def _pinned_line(body: list[str], full: list[int], hits: list[int], line: re.Pattern[str],

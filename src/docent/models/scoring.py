@@ -364,11 +364,14 @@ _ASKS_MEMBERS = re.compile(r"\b(?:methods?|attributes?|members?|propert(?:y|ies)
 
 
 def _listing_not_asked(text: str, question: str, wanted: set[str]) -> bool:
-    """A list of an object's members when the question asks for no method or attribute:
-    none by name (`receive_json`), nor a word of it of the object as such ("the
-    handshake's *cookies* ... from the WebSocket *object*"). "Is ORJSONResponse still the
-    recommended way?" gets no `render`, `set_cookie`, ... of the class it names, nor "which
-    version documents *webhooks*?" the hundred members of `FastAPI`."""
+    """Whether `text` lists an object's members and the question asks for none of them.
+
+    A question asks for members when it says "method", "attribute" and the like, names a
+    member written with an underscore (`receive_json`), or names one alongside the object
+    as such ("the handshake's *cookies* ... from the WebSocket *object*"). So "Is
+    ORJSONResponse still the recommended way?" gets no `render`, `set_cookie`, ... of the
+    class it names, and "which version documents *webhooks*?" not the hundred members of
+    `FastAPI`."""
     if not _LISTING.match(text):
         return False
     if _ASKS_MEMBERS.search(question):
