@@ -930,6 +930,35 @@ export default config;
     assert "Key Points" not in alone
 
 
+TWICE_QUOTED = """[1] Classes as dependencies > Shortcut (classes.md)
+But you see that we are having some code repetition here, writing `CommonQueryParams` twice:
+
+```Python
+commons: Annotated[CommonQueryParams, Depends(CommonQueryParams)]
+```
+
+[2] Classes as dependencies > Type annotation (classes.md)
+Notice how we write `CommonQueryParams` twice in the above code:
+
+```Python
+commons: Annotated[CommonQueryParams, Depends(CommonQueryParams)]
+```"""
+
+
+def test_code_two_passages_quote_is_shown_once():
+    question = "Why do I write CommonQueryParams twice in the dependency code?"
+    answer = compose_answer(question, parse_references(TWICE_QUOTED))
+    assert answer.count("commons: Annotated") == 1
+    assert "writing `CommonQueryParams` twice. [1]" in answer  # a sentence, no dangling colon
+    # ... unless the point would read as a fragment without it
+    cut = TWICE_QUOTED.replace("But you see that we are having some code repetition here, "
+                               "writing `CommonQueryParams` twice:",
+                               "The code repetition of `CommonQueryParams` twice happens when it is "
+                               "called with:")
+    answer = compose_answer(question, parse_references(cut))
+    assert "called with." not in answer and answer.count("commons: Annotated") == 2
+
+
 def test_a_flattened_comment_and_its_statements_get_a_line_each():
     from docent.models.compose import _reflowed
 

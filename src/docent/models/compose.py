@@ -386,10 +386,16 @@ def compose_parts(
                 used.add(id(prior))
             if more is not None and complete:
                 used.add(id(more))
+            block = None if under is None else excerpt(
+                under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked, timing=timing)
+            if (block is not None and block.strip() in {b.strip() for b in blocks}
+                    and not _fragment_without_code(text)):
+                # Two passages quoting the same code: shown once, the second point ending
+                # as a sentence ("Notice how we write `CommonQueryParams` twice."), unless
+                # it would read as a fragment ("Instead of writing.", "...called with.").
+                block, text = None, _closed(text) if text.rstrip().endswith(":") else text
             parts.append(f"{nest}- {text} {_cite(c.ref)}")
-            if under is not None:
-                block = excerpt(under.unit.text, wanted, _MAX_NESTED_LINES, values=value_asked,
-                                timing=timing)
+            if block is not None:
                 blocks.append(block)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
         # A paragraph of code the crawl flattened ("import { ethers } from ...") is no
@@ -746,6 +752,16 @@ def _only_announces(c: Candidate) -> bool:
     """A sentence ending in ":" that says nothing without what follows: a short one, or
     one whose clause is cut off ("...and the SDK to:")."""
     text = c.unit.text.rstrip().removesuffix(":")
+    return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
+
+
+def _fragment_without_code(text: str) -> bool:
+    """Whether a point announcing code reads as a fragment without it: a few words, or a
+    clause the colon cuts off ("Instead of writing:", "...when it is called with:")."""
+    text = text.rstrip()
+    if not text.endswith(":"):
+        return False
+    text = text.removesuffix(":")
     return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
 
 
