@@ -751,18 +751,19 @@ def _tail(c: Candidate, cands: list[Candidate]) -> Candidate | None:
 def _only_announces(c: Candidate) -> bool:
     """A sentence ending in ":" that says nothing without what follows: a short one, or
     one whose clause is cut off ("...and the SDK to:")."""
-    text = c.unit.text.rstrip().removesuffix(":")
+    return _says_nothing_without(c.unit.text)
+
+
+def _says_nothing_without(text: str) -> bool:
+    """Whether `text`, its colon aside, is a few words or a clause the colon cuts off."""
+    text = text.rstrip().removesuffix(":")
     return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
 
 
 def _fragment_without_code(text: str) -> bool:
-    """Whether a point announcing code reads as a fragment without it: a few words, or a
-    clause the colon cuts off ("Instead of writing:", "...when it is called with:")."""
-    text = text.rstrip()
-    if not text.endswith(":"):
-        return False
-    text = text.removesuffix(":")
-    return len(text.split()) < _MIN_ANNOUNCING_WORDS or bool(_CUT_OFF.search(text))
+    """Whether a point announcing code reads as a fragment without it ("Instead of
+    writing:", "...when it is called with:")."""
+    return text.rstrip().endswith(":") and _says_nothing_without(text)
 
 
 def _says_nothing_alone(c: Candidate) -> bool:
