@@ -1665,3 +1665,38 @@ def test_a_list_a_page_gives_twice_shows_its_repeated_items_once():
     # what differs between the two stays, each under its own sentence
     assert "  - `js_url`: the URL of the script, here the one your own app serves. [2]" in lines
     assert "  - `js_url`: the URL of the script, here the custom CDN. [1]" in lines
+
+
+CONTINUED_AFTER_CODE = """[1] Query parameters > Type conversion (query-params.md)
+If you go to:
+
+```
+http://127.0.0.1:8000/items/foo?short=1
+```
+
+or any other case variation (uppercase, first letter in uppercase, etc), your function will see the parameter `short` with a `bool` value of `True`."""
+
+
+def test_a_lead_the_docs_continue_after_code_opens_with_a_capital():
+    answer = compose_answer("Which case variations of short does my bool parameter see as True?",
+                            parse_references(CONTINUED_AFTER_CODE),
+                            fake_vectors(["case variation"]))
+    assert lead_statement(answer).startswith("Or any other case variation (uppercase,")
+
+
+def test_a_lead_opening_with_a_name_keeps_its_case():
+    text = """[1] Password hashing (security.md)
+pwdlib also supports the bcrypt hashing algorithm but does not include legacy algorithms."""
+    answer = compose_answer("Does pwdlib support the bcrypt hashing algorithm?",
+                            parse_references(text), fake_vectors(["bcrypt"]))
+    assert lead_statement(answer).startswith("pwdlib also supports the bcrypt")
+
+
+def test_a_lead_opening_with_a_verb_keeps_its_case():
+    # Its subject came before it: a capital would make it read as a question.
+    text = """[1] Token terms (legal.md)
+- The token:
+- is non-refundable and cannot be exchanged for cash."""
+    answer = compose_answer("Can the token be exchanged for cash?",
+                            parse_references(text), fake_vectors(["cash"]))
+    assert lead_statement(answer).startswith("is non-refundable and cannot be exchanged")

@@ -242,8 +242,8 @@ def compose_parts(
         used.add(id(said))
     opening = f"{said.unit.text} " if said is not None else ""
     ending = f" {closing.unit.text}" if closing is not None else ""
-    yield (f"## {lead.ref.topic}\n\n{opening}{_joined(lead, tail, code is not None)}{ending} "
-           f"{_cite(lead.ref)}")
+    statement = _capitalised(f"{opening}{_joined(lead, tail, code is not None)}{ending}")
+    yield f"## {lead.ref.topic}\n\n{statement} {_cite(lead.ref)}"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where
@@ -786,6 +786,22 @@ def _joined(c: Candidate, tail: Candidate | None, shows_code: bool = False) -> s
         return c.unit.text
     ending = tail.unit.text if shows_code or not tail.unit.announces else _closed(tail.unit.text)
     return f"{c.unit.text} {ending}"
+
+
+# A sentence the docs continue after a code block or a list ("or any other case variation
+# ..., your function will see...") opens with a small word: leading the answer, it opens
+# with a capital. A command or a name ("npm i ...", "pwdlib also supports...") keeps its case,
+# and so does a verb whose subject came before ("is non-refundable, ...": not a question).
+_CONTINUING = re.compile(
+    r"(?:and|or|but|so|then|because|if|when|while|unless|although|that|which|where|you|we|"
+    r"they|it|its|in|on|at|for|with|from|to|as|also|the|a|an|this|these|those|there)\b"
+)
+
+
+def _capitalised(text: str) -> str:
+    if _CONTINUING.match(text) is None:
+        return text
+    return text[0].upper() + text[1:]
 
 
 def _announced(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
