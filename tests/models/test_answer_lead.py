@@ -12,8 +12,8 @@ import pytest
 from docent.evaluation.metrics import lead_statement
 from docent.intent import intent_of, measure_of, set_aside
 from docent.models.compose import compose_answer
-from docent.models.scoring import candidates, gives_value, is_filler, versions_named
-from docent.models.text import parse_references
+from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
+from docent.models.text import parse_references, terms
 from docent.models.units import Unit
 from tests.models.test_extractive import fake_vectors
 
@@ -771,7 +771,7 @@ export function Providers({ children }) {
   return <WalletKitProvider>{children}</WalletKitProvider>;
 }
 ```"""
-    answer = compose_answer("How do I install the wallet kit with npm?", parse_references(text),
+    answer = compose_answer("How do I set up the wallet kit with npm?", parse_references(text),
                             fake_vectors(["wallet"]))
     assert "installs nothing there. [2]\n- Inside that directory" in answer
     assert "with the following content: [2]\n\n  ```\n  import { WalletKitProvider }" in answer
@@ -1700,3 +1700,100 @@ def test_a_lead_opening_with_a_verb_keeps_its_case():
     answer = compose_answer("Can the token be exchanged for cash?",
                             parse_references(text), fake_vectors(["cash"]))
     assert lead_statement(answer).startswith("is non-refundable and cannot be exchanged")
+
+
+WSGI_PAGES = """[1] Including WSGI (wsgi.md)
+Using `WSGIMiddleware` from `fastapi.middleware.wsgi` in your app is deprecated.
+
+[2] Including WSGI > Mounting (wsgi.md)
+The a2wsgi package mounts a WSGI app in FastAPI with its middleware instead."""
+
+
+def test_a_statement_saying_back_the_question_does_not_lead():
+    # Every word of the first but "using" is the question's: it tells the user nothing new.
+    answer = compose_answer("My app imports WSGIMiddleware from fastapi.middleware.wsgi and "
+                            "it says deprecated. What should I use instead?",
+                            parse_references(WSGI_PAGES), fake_vectors(["wsgi"]))
+    assert lead_statement(answer).startswith("The a2wsgi package mounts a WSGI app")
+
+
+def _two_pages(first: str, second: str) -> list:
+    return parse_references(f"[1] Page (page.md)\n{first}\n\n[2] Other (other.md)\n{second}")
+
+
+def test_a_yes_no_question_may_be_answered_by_its_own_words():
+    answer = compose_answer(
+        "Can I use any template engine I want with FastAPI?",
+        _two_pages("You can use any template engine you want with FastAPI.",
+                   "A common choice for a FastAPI template engine is Jinja2."),
+        fake_vectors(["template"]))
+    assert lead_statement(answer).startswith("You can use any template engine you want")
+
+
+def test_a_statement_in_the_questions_words_giving_code_of_its_own_still_leads():
+    answer = compose_answer(
+        "How do I turn off the docs UI through openapi_url?",
+        _two_pages("Change openapi_url in your app settings file to turn off the docs UI.",
+                   "Pass `openapi_url=None` to turn off the docs UI."),
+        fake_vectors(["docs"]))
+    assert lead_statement(answer).startswith("Pass `openapi_url=None`")
+
+
+def test_a_statement_in_the_questions_words_announcing_a_list_keeps_the_lead():
+    text = """[1] Running (run.md)
+The command `uvicorn main:app` refers to:
+
+* `main`: the file `main.py`
+* `app`: the object created with `app = FastAPI()`
+
+[2] Other (other.md)
+In the command, uvicorn loads `main.py` and serves the `app` it refers to."""
+    answer = compose_answer("What does the command `uvicorn main:app` refer to?",
+                            parse_references(text), fake_vectors(["uvicorn"]))
+    assert lead_statement(answer).startswith("The command `uvicorn main:app` refers to:")
+
+
+def test_a_question_offering_alternatives_may_be_answered_in_its_own_words():
+    answer = compose_answer(
+        "Which HTTPException do I register my handler for, FastAPI's or Starlette's?",
+        _two_pages("Register your handler for the HTTPException of Starlette.",
+                   "A handler registered for Starlette's HTTPException also gets the errors "
+                   "Starlette raises itself."),
+        fake_vectors(["handler"]))
+    assert lead_statement(answer).startswith("Register your handler for the HTTPException")
+
+
+def test_a_statement_in_the_questions_words_leads_when_the_next_sentence_says_more():
+    answer = compose_answer(
+        "Where do I go to create a new project for the dice tutorial?",
+        _two_pages("First create a new project for the dice tutorial. Head over to "
+                   "<https://mmleditor.com/> and click the create project button.",
+                   "The dice tutorial project you create makes a dice that spins when you "
+                   "click it, in a new editor window."),
+        fake_vectors(["dice"]))
+    assert lead_statement(answer).startswith(
+        "First create a new project for the dice tutorial. Head over to <https://mmleditor.com/>")
+
+
+@pytest.mark.parametrize(("statement", "echoing"), [
+    ("Django REST Framework was created by a developer.", True),
+    # a name, a quoted label, a link the question does not give: something new
+    ("Django REST Framework was created by Tom Christie.", False),
+    ('Django REST Framework was created as a "browsable" framework.', False),
+    ("Django REST Framework was created at <https://framework.django>.", False),
+])
+def test_what_a_statement_gives_beyond_the_questions_words(statement, echoing):
+    question = "Who created Django REST Framework?"
+    (c,) = candidates(parse_references(f"[1] Page (page.md)\n{statement}"))
+    assert echoes(c, set(terms(question)), question) is echoing
+
+
+def test_a_statement_with_three_words_of_its_own_says_more_than_a_long_question():
+    question = ("In our pytest suite I don't want get_current_user to call our paid external auth "
+                "provider on every test. How can I swap that dependency for a fake one that "
+                "returns a mock user only during tests?")
+    (c,) = candidates(parse_references(
+        "[1] Page (page.md)\nIn this case, you can override the dependency that calls that "
+        "provider with a custom one that returns a mock user, only for your tests."))
+    assert len(c.terms - set(terms(question))) == 3
+    assert not echoes(c, set(terms(question)), question)

@@ -46,6 +46,7 @@ from docent.intent import (
 from docent.models.scoring import (
     Candidate,
     candidates,
+    echoes,
     gives_value,
     instructs,
     is_continuation,
@@ -75,6 +76,9 @@ _SHORT_CODE_LINES = 3
 _SHORT_CODE_CHARS = 400
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
+# ... and one saying back what the question says, as much as filler weighs
+_ECHO = 0.12
+_ALTERNATIVES = re.compile(r"\w\s+or\s+(?!so\b|not\b|something\b|anything\b)\w", re.I)
 # A statement giving the value asked for leads when it scores this share of the best
 # (0.75: over the read sets, 0.85 led with one value fewer, none led worse).
 _VALUE_LEAD_SHARE = 0.75
@@ -203,6 +207,20 @@ def compose_parts(
                          for c in prose):
         aside = set()
 
+    # "FastAPI includes an official skill for AI coding agents." tells who asks "Which
+    # command installs the official FastAPI skill?" only what they said; the answer to a
+    # yes/no question, or to one offering alternatives ("...the first one added or the
+    # last?"), may well say it back.
+    say_back = intent.kind != "yesno" and not _ALTERNATIVES.search(question)
+
+    def echoing(c: Candidate) -> bool:
+        if not say_back or not echoes(c, wanted, question):
+            return False
+        # "First create a new project." then "Head over to <https://mmleditor.com/>...":
+        # the sentence that follows it says more, and joins it as the lead.
+        tail = _tail(c, cands)
+        return tail is None or echoes(tail, wanted, question)
+
     lead = max(
         prose,
         key=lambda c: (
@@ -213,7 +231,7 @@ def compose_parts(
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
             or c is intro,
-            c.score - _CONTINUED * is_continuation(c.unit.text),
+            c.score - _CONTINUED * is_continuation(c.unit.text) - _ECHO * echoing(c),
         ),
     )
     used = {id(lead)}

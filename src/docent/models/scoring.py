@@ -52,6 +52,8 @@ _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 _FIT = 0.06
 _FIT_DEFINITE = 0.15
 _FILLER = 0.12  # a sentence about the docs themselves
+_ECHO_SHARE = 0.34  # at most this share of its words the question does not use,
+_ECHO_NEW = 2  # and at most this many
 
 _FILLER_RE = re.compile(
     r"^(?:in|on|throughout)\s+this\s+(?:page|guide|section|tutorial|article|chapter|document"
@@ -402,6 +404,32 @@ def shows_output(intro: Unit | None) -> bool:
 def instructs(text: str) -> bool:
     """Whether `text` opens by telling the reader what to do ("Install the kit with npm.")."""
     return bool(_IMPERATIVE.match(text.lstrip("*_ ")))
+
+
+def echoes(c: Candidate, wanted: set[str], question: str) -> bool:
+    """Whether the statement says back what the question says: nearly all its words are the
+    question's, and each code span, number, quoted label, name and link it gives is in the
+    question too. One that announces code or a list is worth what it announces ("The
+    command `uvicorn main:app` refers to:")."""
+    if (c.unit.announces or len(c.terms) < 2
+            or len(c.terms - wanted) >= _ECHO_SHARE * len(c.terms)
+            or len(c.terms - wanted) > _ECHO_NEW):
+        return False
+    low = question.lower()
+    text = c.unit.text
+    spans = [m.group().strip("`").lower() for m in _INLINE_CODE.finditer(text)]
+    spans += [m.group().lower() for m in _NUMBER.finditer(text)]
+    spans += [m.group(1).lower() for m in _QUOTED.finditer(text)]
+    spans += [m.group().lower() for m in _PROPER_NAME.finditer(text)]
+    spans += [m.group().lower() for m in _URL.finditer(text)]
+    return all(s in low for s in spans)
+
+
+# What a statement gives beyond the question's words: a quoted label ("use it as a "cache"",
+# click "Add to Metamask") or a name ("...created by Tom Christie").
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]")
+_PROPER_NAME = re.compile(r"(?<=[\w,;)]\s)[A-Z][a-z]+\b")
+_URL = re.compile(r"https?://[^\s>)\]]+")
 
 
 def names_new(text: str, wanted: set[str]) -> bool:
