@@ -1797,3 +1797,13 @@ def test_a_statement_with_three_words_of_its_own_says_more_than_a_long_question(
         "provider with a custom one that returns a mock user, only for your tests."))
     assert len(c.terms - set(terms(question))) == 3
     assert not echoes(c, set(terms(question)), question)
+
+
+@pytest.mark.parametrize("text", [
+    "I will also teach you later in this **Deployment** guide all the details.",
+    "This is explained later in the advanced docs.",
+    "In **this** tutorial you build a chat app.",
+    "I will teach you how each piece fits together.",
+])
+def test_a_promise_of_more_docs_is_filler_whatever_its_emphasis(text):
+    assert is_filler(text)

@@ -55,6 +55,7 @@ _FILLER = 0.12  # a sentence about the docs themselves
 _ECHO_SHARE = 0.34  # at most this share of its words the question does not use,
 _ECHO_NEW = 2  # and at most this many
 
+_EMPHASIS = re.compile(r"\*+")
 _FILLER_RE = re.compile(
     r"^(?:in|on|throughout)\s+this\s+(?:page|guide|section|tutorial|article|chapter|document"
     r"|example|post|walkthrough)\b"
@@ -71,9 +72,10 @@ _FILLER_RE = re.compile(
     # ("you will see how...", not what happens: "...and you will see an error message")
     r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\s+(?:how|what|why|which"
     r"|more|later|below|about|in|that|this|these|all)\b"
-    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:learn|read|find\s+out)\b|\bi'll\s+(?:show|tell|explain)\b"
+    r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:learn|read|find\s+out)\b"
+    r"|\bi(?:'ll|\s+will)\s+(?:also\s+)?(?:show|tell|explain|teach)\b"
     r"|\b(?:in|on)\s+the\s+(?:next|previous|following|last)\s+(?:chapters?|sections?|pages?|parts?)\b"
-    r"|\blater\s+in\s+(?:this|the)\s+(?:chapter|section|page|tutorial|guide|docs)\b"
+    r"|\blater\s+in\s+(?:this|the)\s+(?:[\w-]+\s+)?(?:chapter|section|page|tutorial|guide|docs)\b"
     r"|^(?:read|see|check|refer\s+to|visit|head\s+(?:over\s+)?to|follow|consult)\s+(?:the|our"
     r"|more|also|this|these)\b"
     # ... or a link: "See [Deploy](/deploy)"; but "Visit [app.example](https://app.example/)
@@ -231,7 +233,8 @@ def is_continuation(text: str) -> bool:
 @lru_cache(maxsize=16384)
 def is_filler(text: str) -> bool:
     """A sentence about the documentation itself, not about what it documents."""
-    return bool(_FILLER_RE.search(text.lstrip("*_ ")))
+    # "...later in this **Deployment** guide": emphasis marks are no words
+    return bool(_FILLER_RE.search(_EMPHASIS.sub("", text).lstrip("_ ")))
 
 
 def fits(intent: Intent, unit: Unit, measure: Measure | None = None) -> int:
