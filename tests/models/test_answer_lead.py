@@ -1804,6 +1804,8 @@ def test_a_statement_with_three_words_of_its_own_says_more_than_a_long_question(
     "This is explained later in the advanced docs.",
     "In **this** tutorial you build a chat app.",
     "I will teach you how each piece fits together.",
+    "Whether you're bridging stablecoins or ETH, this guide will walk you through the process.",
+    "This guide teaches developers how to create WebSocket connections.",
 ])
 def test_a_promise_of_more_docs_is_filler_whatever_its_emphasis(text):
     assert is_filler(text)
