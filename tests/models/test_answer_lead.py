@@ -1717,26 +1717,37 @@ def test_a_statement_saying_back_the_question_does_not_lead():
     assert lead_statement(answer).startswith("The a2wsgi package mounts a WSGI app")
 
 
-def _two_pages(first: str, second: str) -> list:
-    return parse_references(f"[1] Page (page.md)\n{first}\n\n[2] Other (other.md)\n{second}")
-
-
-def test_a_yes_no_question_may_be_answered_by_its_own_words():
-    answer = compose_answer(
+@pytest.mark.parametrize(("question", "first", "second", "topic", "lead"), [
+    pytest.param(  # a yes/no question's answer may well say it back
         "Can I use any template engine I want with FastAPI?",
-        _two_pages("You can use any template engine you want with FastAPI.",
-                   "A common choice for a FastAPI template engine is Jinja2."),
-        fake_vectors(["template"]))
-    assert lead_statement(answer).startswith("You can use any template engine you want")
-
-
-def test_a_statement_in_the_questions_words_giving_code_of_its_own_still_leads():
-    answer = compose_answer(
+        "You can use any template engine you want with FastAPI.",
+        "A common choice for a FastAPI template engine is Jinja2.",
+        "template", "You can use any template engine you want", id="yes-or-no"),
+    pytest.param(  # so may the answer to a question offering alternatives
+        "Which HTTPException do I register my handler for, FastAPI's or Starlette's?",
+        "Register your handler for the HTTPException of Starlette.",
+        "A handler registered for Starlette's HTTPException also gets the errors Starlette "
+        "raises itself.",
+        "handler", "Register your handler for the HTTPException", id="alternatives"),
+    pytest.param(  # code of its own is something new
         "How do I turn off the docs UI through openapi_url?",
-        _two_pages("Change openapi_url in your app settings file to turn off the docs UI.",
-                   "Pass `openapi_url=None` to turn off the docs UI."),
-        fake_vectors(["docs"]))
-    assert lead_statement(answer).startswith("Pass `openapi_url=None`")
+        "Change openapi_url in your app settings file to turn off the docs UI.",
+        "Pass `openapi_url=None` to turn off the docs UI.",
+        "docs", "Pass `openapi_url=None`", id="own-code"),
+    pytest.param(  # the sentence after it says more, and joins it as the lead
+        "Where do I go to create a new project for the dice tutorial?",
+        "First create a new project for the dice tutorial. Head over to "
+        "<https://mmleditor.com/> and click the create project button.",
+        "The dice tutorial project you create makes a dice that spins when you click it, in a "
+        "new editor window.",
+        "dice", "First create a new project for the dice tutorial. Head over to <https://",
+        id="next-sentence-says-more"),
+])
+def test_a_statement_in_the_questions_words_may_still_lead(question, first, second, topic,
+                                                           lead):
+    refs = parse_references(f"[1] Page (page.md)\n{first}\n\n[2] Other (other.md)\n{second}")
+    answer = compose_answer(question, refs, fake_vectors([topic]))
+    assert lead_statement(answer).startswith(lead)
 
 
 def test_a_statement_in_the_questions_words_announcing_a_list_keeps_the_lead():
@@ -1751,28 +1762,6 @@ In the command, uvicorn loads `main.py` and serves the `app` it refers to."""
     answer = compose_answer("What does the command `uvicorn main:app` refer to?",
                             parse_references(text), fake_vectors(["uvicorn"]))
     assert lead_statement(answer).startswith("The command `uvicorn main:app` refers to:")
-
-
-def test_a_question_offering_alternatives_may_be_answered_in_its_own_words():
-    answer = compose_answer(
-        "Which HTTPException do I register my handler for, FastAPI's or Starlette's?",
-        _two_pages("Register your handler for the HTTPException of Starlette.",
-                   "A handler registered for Starlette's HTTPException also gets the errors "
-                   "Starlette raises itself."),
-        fake_vectors(["handler"]))
-    assert lead_statement(answer).startswith("Register your handler for the HTTPException")
-
-
-def test_a_statement_in_the_questions_words_leads_when_the_next_sentence_says_more():
-    answer = compose_answer(
-        "Where do I go to create a new project for the dice tutorial?",
-        _two_pages("First create a new project for the dice tutorial. Head over to "
-                   "<https://mmleditor.com/> and click the create project button.",
-                   "The dice tutorial project you create makes a dice that spins when you "
-                   "click it, in a new editor window."),
-        fake_vectors(["dice"]))
-    assert lead_statement(answer).startswith(
-        "First create a new project for the dice tutorial. Head over to <https://mmleditor.com/>")
 
 
 @pytest.mark.parametrize(("statement", "echoing"), [
