@@ -817,6 +817,7 @@ _CONTINUING = re.compile(
 
 
 def _capitalised(text: str) -> str:
+    """`text` with a capital first letter when it opens with a small word."""
     if _CONTINUING.match(text) is None:
         return text
     return text[0].upper() + text[1:]

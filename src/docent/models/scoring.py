@@ -413,14 +413,23 @@ def instructs(text: str) -> bool:
     return bool(_IMPERATIVE.match(text.lstrip("*_ ")))
 
 
+# What a statement gives beyond the question's words, besides code and numbers: a quoted
+# label (use it as a "cache", click "Add to Metamask"), a name ("...created by Tom
+# Christie"), a link.
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]")
+_PROPER_NAME = re.compile(r"(?<=[\w,;)]\s)[A-Z][a-z]+\b")
+_URL = re.compile(r"https?://[^\s>)\]]+")
+
+
 def echoes(c: Candidate, wanted: set[str], question: str) -> bool:
     """Whether the statement says back what the question says: nearly all its words are the
     question's, and each code span, number, quoted label, name and link it gives is in the
     question too. One that announces code or a list is worth what it announces ("The
     command `uvicorn main:app` refers to:")."""
-    if (c.unit.announces or len(c.terms) < 2
-            or len(c.terms - wanted) >= _ECHO_SHARE * len(c.terms)
-            or len(c.terms - wanted) > _ECHO_NEW):
+    own = len(c.terms - wanted)
+    if c.unit.announces or len(c.terms) < 2 or own > _ECHO_NEW:
+        return False
+    if own >= _ECHO_SHARE * len(c.terms):
         return False
     low = question.lower()
     text = c.unit.text
@@ -430,13 +439,6 @@ def echoes(c: Candidate, wanted: set[str], question: str) -> bool:
     spans += [m.group().lower() for m in _PROPER_NAME.finditer(text)]
     spans += [m.group().lower() for m in _URL.finditer(text)]
     return all(s in low for s in spans)
-
-
-# What a statement gives beyond the question's words: a quoted label ("use it as a "cache"",
-# click "Add to Metamask") or a name ("...created by Tom Christie").
-_QUOTED = re.compile(r"[\"“]([^\"”\n]{2,60})[\"”]")
-_PROPER_NAME = re.compile(r"(?<=[\w,;)]\s)[A-Z][a-z]+\b")
-_URL = re.compile(r"https?://[^\s>)\]]+")
 
 
 def names_new(text: str, wanted: set[str]) -> bool:
