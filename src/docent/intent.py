@@ -134,6 +134,16 @@ _EXAMPLE = re.compile(r"\b(?:the|this|that|its|their)\s+(?:[\w.'-]+\s+){0,4}?"
                       r"(?:example|tutorial|sample|snippet|demo)s?\b", re.I)
 
 
+# "...the first one added or the last?", "FastAPI's or Starlette's?" (not "or so", "or not")
+_ALTERNATIVES = re.compile(r"\w\s+or\s+(?!so\b|not\b|something\b|anything\b)\w", re.I)
+
+
+def offers_alternatives(question: str) -> bool:
+    """Whether the question offers things to choose from, whose answer may name one of
+    them in the question's own words."""
+    return bool(_ALTERNATIVES.search(question))
+
+
 def asks_about_example(question: str) -> bool:
     """Whether the question asks about an example or tutorial the docs give: its answer
     may be in the example's code whatever the kind of answer it wants."""

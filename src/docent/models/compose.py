@@ -41,6 +41,7 @@ from docent.intent import (
     asks_how_often,
     intent_of,
     measure_of,
+    offers_alternatives,
     set_aside,
 )
 from docent.models.scoring import (
@@ -78,7 +79,6 @@ _SHORT_CODE_CHARS = 400
 _CONTINUED = 0.06
 # ... and one saying back what the question says, as much as filler weighs
 _ECHO = 0.12
-_ALTERNATIVES = re.compile(r"\w\s+or\s+(?!so\b|not\b|something\b|anything\b)\w", re.I)
 # A statement giving the value asked for leads when it scores this share of the best
 # (0.75: over the read sets, 0.85 led with one value fewer, none led worse).
 _VALUE_LEAD_SHARE = 0.75
@@ -211,7 +211,7 @@ def compose_parts(
     # command installs the official FastAPI skill?" only what they said; the answer to a
     # yes/no question, or to one offering alternatives ("...the first one added or the
     # last?"), may well say it back.
-    say_back = intent.kind != "yesno" and not _ALTERNATIVES.search(question)
+    say_back = intent.kind != "yesno" and not offers_alternatives(question)
 
     def echoing(c: Candidate) -> bool:
         if not say_back or not echoes(c, wanted, question):
@@ -1231,6 +1231,8 @@ def _best_window(hits: list[int], size: int) -> int:
 
 
 _SETS_NUMBER = re.compile(r"[=:]\s*[\"']?\d")
+
+
 def _value_line(body: list[str], full: list[int], hits: list[int]) -> int | None:
     """Of the non-blank lines `full`, the position of the one setting a number (`= 30`,
     `: 5000`) that holds the most wanted terms, two or more; None when there is none."""
