@@ -18,8 +18,8 @@ two runs of one version). Per run, with caches and rate limits off:
   third set (each timed pass asks questions the server has not seen: it keeps recent
   questions' vectors, and a repeat would skip its embedding);
 - load: N clients in a closed loop for `--seconds` each, over all three sets (repeating
-  them: the throughput includes those vectors kept), throughput, p50/p95, errors, and
-  the worst `/health` latency seen by a probe polling it every 0.25 s meanwhile;
+  them: the throughput includes those vectors kept), throughput, p50/p95/p99/max, errors,
+  and the worst `/health` latency seen by a probe polling it every 0.25 s meanwhile;
 - the server's peak resident memory (VmHWM).
 
 Questions: the 40 of ../shared/eval/fastapi/qa_dev.jsonl (`--questions`), the stream pass
@@ -219,8 +219,9 @@ async def load(url: str, questions: list[str], clients: int, seconds: float) -> 
         elapsed = time.perf_counter() - started
     return {"clients": clients, "requests": len(latencies), "errors": errors,
             "throughput_rps": len(latencies) / elapsed, "p50": pct(latencies, 50),
-            "p95": pct(latencies, 95), "health_max": max(health, default=float("nan")),
-            "health_p95": pct(health, 95)}
+            "p95": pct(latencies, 95), "p99": pct(latencies, 99),
+            "max": max(latencies, default=float("nan")),
+            "health_max": max(health, default=float("nan")), "health_p95": pct(health, 95)}
 
 
 @dataclass
@@ -264,7 +265,7 @@ def run_version(name: str, spec: str, args: argparse.Namespace,
 
 def report(runs: list[dict[str, Any]]) -> str:
     lines = [f"{'run':10} {'floor':>6} {'chat50':>7} {'x floor':>7} {'chat95':>7} "
-             f"{'1st tok':>7} {'tok-fl':>6} {'rss MB':>7}  load: clients rps p50 p95 err "
+             f"{'1st tok':>7} {'tok-fl':>6} {'rss MB':>7}  load: clients rps p50 p95 p99 max err "
              "p95/p50(1) health_max"]
     for r in runs:
         head = (f"{r['version']:10} {r['floor_p50']:6.1f} {r['chat_p50']:7.1f} "
@@ -273,6 +274,7 @@ def report(runs: list[dict[str, Any]]) -> str:
                 f"{r['rss_peak_mb']:7.0f}")
         loads = "; ".join(
             f"{x['clients']}c {x['throughput_rps']:.1f} {x['p50']:.0f} {x['p95']:.0f} "
+            f"{x['p99']:.0f} {x['max']:.0f} "
             f"{x['errors']} {x['p95'] / r['chat_p50']:.1f} {x['health_max']:.0f}"
             for x in r["load"]
         )

@@ -29,6 +29,7 @@ from docent.api.schemas import ChatRequest, ChatResponse, ErrorBody, Health
 from docent.chat import run_chat, stream_chat, to_response
 from docent.config import Settings
 from docent.exit_reasons import ExitReason
+from docent.heap import freeze_start_up_objects, thaw
 from docent.ingest_status import read as read_ingest_status
 from docent.runtime import Runtime
 from docent.web import router as web_router
@@ -97,10 +98,12 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         runtime = build(settings)
         # So the first questions don't pay for loading the model, the indexes and more.
         await asyncio.to_thread(runtime.warm_up)
+        freeze_start_up_objects()  # full collections no longer scan them (docent/heap.py)
         app.state.runtime = runtime
         app.state.gate = build_gate(settings, runtime.shared)
         app.state.chunks_seen = 0
         yield
+        thaw()
         runtime.close()
         if runtime.shared is not None:
             await runtime.shared.aclose()
