@@ -29,12 +29,15 @@ _HOWTO = re.compile(
     r"|(?:^|[.!?,;]\s*|\b(?:and|so|if\s+so|if\s+yes|but)\s+)how\s*\?",
     re.I,
 )
+# A word between "what's the" and what it asks for, or an aside in brackets counted as one:
+# "whats the WSOMI (wrapped SOMI) contract address?" asks for an address all the same.
+_WORD_OR_ASIDE = r"(?:[\w.'’-]+|\([^()\n]{1,40}\))"
 # "In charge of" is who is responsible, not a price.
 _COST_WORDS = r"cheapest|most\s+expensive|(?<!\bin\s)charges?(?!\s+of\b)|costs?"
 _VALUE = re.compile(
     r"\bhow\s+(?:much|many|long|big|large|often|fast|old|soon|frequently)\b"
     r"|\bwhat\s+(?:percentage|percent|amount|fraction|share|number)\b"
-    r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?"
+    rf"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:{_WORD_OR_ASIDE}\s+){{0,3}}?"
     r"(?:default|maximum|minimum|max|min|limit|size|price|pricing|cost|fee|length|duration|timeout|"
     r"port|version|rate|ratio|threshold|interval|period|amount|count|number|supply|address|"
     r"id|chain\s+id|apy|apr|cap|quota|ceiling|penalty|penalties)s?\b"

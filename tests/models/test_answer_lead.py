@@ -386,6 +386,8 @@ def test_statements_about_the_product_are_not_filler(text):
     # typed without the apostrophe, or with a curly one
     ("whats the contract address for wrapped SOMI on mainnet?", "value"),
     ("What’s the default port?", "value"),
+    # an aside in brackets between them counts as one word
+    ("whats the WETH (wrapped ether) contract address on testnet?", "value"),
     # a way around a problem is a how-to
     ("The browser blocks my page with a CORS error. What's the workaround?", "howto"),
     ("Is there a fix for the stale cache?", "howto"),
