@@ -528,6 +528,38 @@ curl -X GET "https://api.example.org/v1/address/0xWALLET/balances" \\
     assert "with curl." not in answer
 
 
+def test_a_command_a_crawl_left_as_text_is_shown_as_code():
+    # A site's code block without its fence: the commands read as a sentence of the page.
+    text = """[1] Subgraph > Build and deploy (subgraph.md)
+Build the subgraph from its manifest, then deploy it to the indexer.
+
+graph deploy --node https://indexer.example.org/deploy \\ --version-label 0.0.1 my-subgraph"""
+    answer = compose_answer("How do I build and deploy the subgraph to the indexer?",
+                            parse_references(text), fake_vectors(["subgraph", "deploy"]))
+    assert ("`graph deploy --node https://indexer.example.org/deploy --version-label 0.0.1 "
+            "my-subgraph`") in answer
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    # several run together: each in a span of its own
+    ("graph codegen graph build", "`graph codegen`, then `graph build`"),
+    # commands joined by the shell stay one
+    ("mkdir app && cd app npm init -y", "`mkdir app && cd app`, then `npm init -y`"),
+    # a tool a runner starts is no command of its own
+    ("npx graph init --from-contract 0xAbc my-subgraph",
+     "`npx graph init --from-contract 0xAbc my-subgraph`"),
+    # sentences about a tool, or naming it, are no commands
+    ("cd into the folder that holds the manifest", None),
+    ("npm is the package manager that comes with Node.", None),
+    ("git clone the repository. Then open it in your editor", None),
+    ("npm i `viem`", None),
+])
+def test_what_reads_as_a_command_left_as_text(text, shown):
+    from docent.models.compose import _as_code
+
+    assert _as_code(text) == (shown or text)
+
+
 def test_a_nested_item_comes_under_the_item_it_is_nested_in():
     text = """[1] Project template > Features (template.md)
 - FastAPI for the Python backend API.

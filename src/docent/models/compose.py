@@ -260,7 +260,8 @@ def compose_parts(
         used.add(id(said))
     opening = f"{said.unit.text} " if said is not None else ""
     ending = f" {closing.unit.text}" if closing is not None else ""
-    statement = _capitalised(f"{opening}{_joined(lead, tail, code is not None)}{ending}")
+    statement = _capitalised(
+        _as_code(f"{opening}{_joined(lead, tail, code is not None)}{ending}"))
     yield f"## {lead.ref.topic}\n\n{statement} {_cite(lead.ref)}"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
@@ -333,7 +334,7 @@ def compose_parts(
         parts.append("")
         for c in under_lead:  # nested as in the docs, a label's items under it
             nest = "  " * _depth(c, under_lead, listed, cands)
-            parts.append(f"{nest}- {c.unit.text} {_cite(c.ref)}")
+            parts.append(f"{nest}- {_as_code(c.unit.text)} {_cite(c.ref)}")
     blocks: list[str] = []  # the code the answer shows
     for shown_code in (code, extra):
         if shown_code is not None:
@@ -412,7 +413,7 @@ def compose_parts(
                 # as a sentence ("Notice how we write `CommonQueryParams` twice."), unless
                 # it would read as a fragment ("Instead of writing.", "...called with.").
                 block, text = None, _closed(text) if text.rstrip().endswith(":") else text
-            parts.append(f"{nest}- {text} {_cite(c.ref)}")
+            parts.append(f"{nest}- {_as_code(text)} {_cite(c.ref)}")
             if block is not None:
                 blocks.append(block)
                 parts += ["", *(f"{nest}  {line}".rstrip() for line in block.split("\n")), ""]
@@ -887,6 +888,37 @@ def _with_lists(
 def _closed(text: str) -> str:
     """A statement whose announced code is not shown, ending as a sentence, not a colon."""
     return text.rstrip().removesuffix(":").removesuffix(".").rstrip() + "."
+
+
+# A command a crawl left as text (a site's code block without its fence): a tool, then what
+# it is given. "graph deploy --node https://... somnia-testnet/test-mytoken", "npx hardhat
+# verify \\ --network somnia-mainnet \\ <address>", "mkdir my-app cd my-app".
+_COMMAND = re.compile(
+    r"^(?:npm|npx|yarn|pnpm|pip3?|pipx|uv|poetry|forge|cast|anvil|graph|git|docker|curl|wget"
+    r"|mkdir|cd|node|python3?|fastapi|uvicorn|brew|cargo|bun|deno|kubectl|helm)"
+    r" +[-\w@./:<{\[$~]"
+)
+# Where one command of several run together starts: before a tool that opens commands, not
+# one a runner starts ("npx hardhat node", "yarn graph ...", "npm run build").
+_NEXT_COMMAND = re.compile(
+    r"(?<!\bnpx)(?<!\byarn)(?<!\bpnpm)(?<!\brun)(?<!\bexec)(?<!\bbunx)(?<!\bhelp)(?<!&&)(?<!\|\|)"
+    r"(?<!;) +(?=(?:cd|mkdir|npm|npx|yarn|pnpm|graph|forge|cast|anvil|git|docker|curl) )"
+)
+# Not a command: a sentence about the tool ("Node is a runtime.", "cd into the folder").
+_ABOUT_TOOL = re.compile(
+    r"^\S+ +(?:is|are|was|into|to|the|a|an|and|or|will|can|should|must|lets|allows|provides"
+    r"|runs|has|also)\b|(?<! )[.?!:]$|[.?!] +[A-Z]"
+)
+_CONTINUED_LINE = re.compile(r" +\\ +")  # "npx hardhat verify \\ --network ..."
+
+
+def _as_code(text: str) -> str:
+    """A command left as text, as inline code: each command of several run together in a
+    span of its own ("`graph codegen`, then `graph build`"), its line breaks (" \\ ") gone."""
+    if not _COMMAND.match(text) or _ABOUT_TOOL.search(text) or "`" in text:
+        return text
+    commands = [_CONTINUED_LINE.sub(" ", part.strip()) for part in _NEXT_COMMAND.split(text)]
+    return ", then ".join(f"`{command}`" for command in commands if command)
 
 
 # Code a crawl flattened into a paragraph ("import "dotenv/config"; import { HardhatUserConfig }
