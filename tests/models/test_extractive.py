@@ -154,6 +154,19 @@ def test_sentences_split_on_any_case_but_not_after_abbreviations():
         "The default is 3.", "The limit is per run."]
 
 
+def test_a_company_name_ending_in_an_abbreviation_does_not_end_its_sentence():
+    from docent.models.text import sentences
+
+    # "Ltd." then a bracket, "Co." then "Ltd.": the name goes on, and so does the sentence.
+    assert sentences('Tokens are sent by Example TokenCo. Ltd. ("Company," "we") to eligible '
+                     'participants. Read on.') == [
+        'Tokens are sent by Example TokenCo. Ltd. ("Company," "we") to eligible participants.',
+        "Read on."]
+    # A sentence ending in the name ends there.
+    assert sentences("SOMI is issued by Example Token Co Ltd. The supply is fixed.") == [
+        "SOMI is issued by Example Token Co Ltd.", "The supply is fixed."]
+
+
 # Answer units: what a passage is cut into before sentences are chosen.
 
 

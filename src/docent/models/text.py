@@ -19,6 +19,10 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\w)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b[A-Z]\.)$")
+# A company's name ends in "Co.", "Ltd." or "Inc.", and goes on when another such word, a
+# bracket or a quote follows: "Somnia TokenCo. Ltd. ("Company," ...) to eligible ...".
+_COMPANY = re.compile(r"(?:co|ltd|inc|corp|llc|plc|gmbh)\.$", re.I)
+_NAME_GOES_ON = re.compile(r"(?:ltd|inc|corp|llc|plc|gmbh)\b|[(\[\"“,]", re.I)
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 
 
@@ -56,6 +60,8 @@ def sentences(text: str) -> list[str]:
     for m in _SENTENCE_END.finditer(text):
         piece = text[start : m.end()].strip()
         if _ABBREVIATION.search(text[start : m.start()].rstrip("\"')]")):
+            continue
+        if _COMPANY.search(text[start : m.start()]) and _NAME_GOES_ON.match(text, m.end()):
             continue
         # A quoted sentence inside a sentence: `The text "Done." is shown.`
         if m.group().strip() and text[m.end() : m.end() + 1].islower():
