@@ -39,6 +39,9 @@ def test_bookkeeping_is_removed_and_the_sentence_still_reads(leaky, clean):
         # a list item opening with an ellipsis stays a list item
         "- ...as `description` is optional, this would also be valid [1]",
         "1. ...and then run it [1]",
+        # a name or number that a dot opens keeps the space before it
+        "Create a .env file and add it to your .gitignore file [1].",
+        "The fee is .5 STT [1].",
     ],
 )
 def test_what_only_looks_like_bookkeeping_is_kept(text):

@@ -44,7 +44,8 @@ _MAY_ATTRIBUTE = re.compile(r"based on|according to|as (?:stated|shown|described
 _EMPTY_PARENS = re.compile(r"\([ \t]*[,;]?[ \t]*\)|\[[ \t]*[,;]?[ \t]*\]")
 _SPACES = re.compile(r"(?<=\S)[ \t]{2,}(?=\S)")  # inside a line: indentation is markdown
 # (not after a list marker: "- ...as `description` is optional" stays a list item)
-_SPACE_PUNCT = re.compile(r"(?<![-*+.\s])[ \t]+([.,;:!?])")
+# (nor before a name or number a dot or colon opens: "a .env file", "costs .5 ETH")
+_SPACE_PUNCT = re.compile(r"(?<![-*+.\s])[ \t]+([.,;:!?])(?!\w)")
 # Before a line break only: a prose part that ends in a space is followed by inline code.
 _TRAILING = re.compile(r"[ \t]+(?=\n)")
 
