@@ -154,6 +154,17 @@ def test_sentences_split_on_any_case_but_not_after_abbreviations():
         "The default is 3.", "The limit is per run."]
 
 
+def test_the_united_states_is_one_word_by_any_of_its_names_and_us_is_no_word():
+    from docent.models.text import terms
+
+    docs = "This Airdrop is not available to residents of the United States of America (USA)."
+    for question in ("I live in the US, can I join?", "Is the U.S. excluded?"):
+        assert "usa" in set(terms(question)) & set(terms(docs))
+    # The pronoun, like "we" and "our", is no content word; nor is a shouted "US".
+    assert terms('("Company," "we," "us," or "our")') == ["company"]
+    assert "usa" not in terms("CONTACT US TODAY")
+
+
 def test_a_company_name_ending_in_an_abbreviation_does_not_end_its_sentence():
     from docent.models.text import sentences
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 STOPWORDS = frozenset(
     """a an and are as at be by can could do does did for from has have how i if in into is
-    it its me my of on or our should so than that the their them then there these they this
+    it its me my of on or our should so than that the their them then there these they this us
     those to was we were what when where which who why will with would you your about also
     any use using used get set make way want need there's it's what's i'm
     re ve ll doesn don isn aren wasn weren hasn haven hadn wouldn shouldn couldn didn
@@ -35,9 +35,16 @@ def stem(word: str) -> str:
     return w
 
 
+# The United States by any of its names: "US" (not in a line of capitals: "CONTACT US"),
+# "U.S.", "USA", "United States". "us" is a stopword, so "I live in the US" had no word
+# for the country the docs name "United States of America (USA)".
+_THE_US = re.compile(
+    r"\bU\.S\.|\bUSA\b|\bUnited\s+States\b|(?<![A-Z]{2}\s)\bUS\b(?!\s+[A-Z]{2})")
+
+
 def terms(text: str) -> list[str]:
     """Content words of `text`, stemmed, stopwords removed, in order."""
-    out = []
+    out = ["usa"] if _THE_US.search(text) else []
     for raw in _WORD.findall(text):
         for part in re.split(r"[_\-]", raw) if "_" in raw or "-" in raw else [raw]:
             low = part.lower()
