@@ -176,6 +176,8 @@ def test_a_company_name_ending_in_an_abbreviation_does_not_end_its_sentence():
     # A sentence ending in the name ends there.
     assert sentences("SOMI is issued by Example Token Co Ltd. The supply is fixed.") == [
         "SOMI is issued by Example Token Co Ltd.", "The supply is fixed."]
+    # ...and a word that only ends in the letters is no company: "Morocco." ends a sentence.
+    assert sentences("We met in Morocco. (It was fun.)") == ["We met in Morocco.", "(It was fun.)"]
 
 
 # Answer units: what a passage is cut into before sentences are chosen.

@@ -21,7 +21,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b[A-Z]\.)$")
 # A company's name ends in "Co.", "Ltd." or "Inc.", and goes on when another such word, a
 # bracket or a quote follows: "Somnia TokenCo. Ltd. ("Company," ...) to eligible ...".
-_COMPANY = re.compile(r"(?:co|ltd|inc|corp|llc|plc|gmbh)\.$", re.I)
+_COMPANY = re.compile(r"(?:\b(?i:co|ltd|inc|corp|llc|plc|gmbh)|(?<=[A-Za-z])(?:Co|CO))\.$")
 _NAME_GOES_ON = re.compile(r"(?:ltd|inc|corp|llc|plc|gmbh)\b|[(\[\"“,]", re.I)
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 
@@ -36,8 +36,8 @@ def stem(word: str) -> str:
 
 
 # The United States by any of its names: "US" (not in a line of capitals: "CONTACT US"),
-# "U.S.", "USA", "United States". "us" is a stopword, so "I live in the US" had no word
-# for the country the docs name "United States of America (USA)".
+# "U.S.", "USA", "United States". "us" the pronoun is a stopword, like "we": "I live in the
+# US" had matched "("we," "us," or "our")", not "the United States of America (USA)".
 _THE_US = re.compile(
     r"\bU\.S\.|\bUSA\b|\bUnited\s+States\b|(?<![A-Z]{2}\s)\bUS\b(?!\s+[A-Z]{2})")
 
