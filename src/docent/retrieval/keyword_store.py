@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 # 4: contraction fragments ("doesn", "re") are no terms.
 # 5: a word ending in "eed" keeps it (speed, not "spe"; as speeds, speed).
 # 6: the words include the attribute a dotted name ends in (status.HTTP_201_CREATED).
-FORMAT = 6
+# 7: a hex number (an address, a hash) is one term, not its letters and digits.
+FORMAT = 7
 _FIELDS = [f.name for f in fields(Chunk)]
 _KEEP = 2  # fingerprints kept: the current one and the one a slow reader may still load
 _ABANDONED = 3600.0  # seconds after which a temporary folder is a dead writer's
