@@ -40,8 +40,8 @@ def test_a_hex_number_is_one_term():
 
 
 def test_a_table_of_addresses_is_found_by_the_name_of_one_row():
-    # Five addresses and their explorer links had read as a chunk of 300 terms, and BM25's
-    # length normalisation put shorter chunks sharing only common words above it.
+    # Five addresses had read as a chunk of 140 terms, and BM25's length normalisation put
+    # shorter chunks sharing only common words above it.
     rows = "\n\n".join(
         f"{name}\n\n[0x{i}5e44F178E8cF9B2F5409B6f18ce936aB817C5a1](https://explorer.example.org/"
         f"address/0x{i}5e44F178E8cF9B2F5409B6f18ce936aB817C5a1)"
