@@ -43,7 +43,8 @@ _THE_US = re.compile(
 
 
 def terms(text: str) -> list[str]:
-    """Content words of `text`, stemmed, stopwords removed, in order."""
+    """Content words of `text`, stemmed, stopwords removed, in order; "usa" first when
+    `text` names the United States."""
     out = ["usa"] if _THE_US.search(text) else []
     for raw in _WORD.findall(text):
         for part in re.split(r"[_\-]", raw) if "_" in raw or "-" in raw else [raw]:
@@ -65,15 +66,15 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
-        piece = text[start : m.end()].strip()
-        if _ABBREVIATION.search(text[start : m.start()].rstrip("\"')]")):
+        before = text[start : m.start()]
+        if _ABBREVIATION.search(before.rstrip("\"')]")):
             continue
-        if _COMPANY.search(text[start : m.start()]) and _NAME_GOES_ON.match(text, m.end()):
+        if _COMPANY.search(before) and _NAME_GOES_ON.match(text, m.end()):
             continue
         # A quoted sentence inside a sentence: `The text "Done." is shown.`
         if m.group().strip() and text[m.end() : m.end() + 1].islower():
             continue
-        out.append(piece)
+        out.append(text[start : m.end()].strip())
         start = m.end()
     tail = text[start:].strip()
     if tail:
