@@ -474,6 +474,11 @@ def test_a_feature_taken_for_granted_as_built_in_must_be_named_by_a_passage():
                             passages) == []
     assert unnamed_features("Does its built-in cache response expire?", passages) == [
         "cache response expire"]
+    # ... at a preposition of time or means too: "after logging" is when, not the name
+    assert unnamed_features("Can my handler hand off to the built-in response cache after "
+                            "logging?", passages) == []
+    assert unnamed_features("Can I reuse the built-in admin panel through a proxy?",
+                            passages) == ["admin panel"]
     # "on-chain" is one word, not a preposition ending the name
     assert unnamed_features("How do I use Somnia's built-in on-chain cron to call it?",
                             passages) == ["on-chain cron"]

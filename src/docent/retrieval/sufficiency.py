@@ -304,7 +304,8 @@ _NO_FEATURE = frozenset(
 # "req/s", "tx/sec": a rate, named by what it counts
 _PER_UNIT = re.compile(r"/(?:s|sec|second|min|minute|h|hr|hour|day)$")
 _NOT_A_NAME = re.compile(  # where the name ends ("cache SO...", not the "on" of "on-chain")
-    r"(?<![\w-])(?:so|to|that|for|in|on|at|with|from|and|or|which|when|if|instead|than|of|by)"
+    r"(?<![\w-])(?:so|to|that|for|in|on|at|with|from|and|or|which|when|if|instead|than|of|by"
+    r"|after|before|during|until|once|while|as|via|through|without)"
     r"(?![\w-])", re.I
 )
 
