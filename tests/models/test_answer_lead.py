@@ -1832,3 +1832,22 @@ def test_a_statement_with_three_words_of_its_own_says_more_than_a_long_question(
 ])
 def test_a_promise_of_more_docs_is_filler_whatever_its_emphasis(text):
     assert is_filler(text)
+
+
+PRICE_FEEDS = """[1] Price Feeds > Somnia Testnet Price Feeds (price-feeds.md)
+USDC/USD — Contract Address: 0xa2515C9480e62B510065917136B08F3f7ad743B4
+
+[2] Network Info > Smart Contracts (network-info.md)
+USDC — Address: 0x28bec7e30e6faee657a03e19bf1128aad7632a00"""
+
+
+def test_a_statement_of_the_other_network_does_not_lead():
+    # The testnet feed matches more of the question's words; the question asks for mainnet.
+    question = "What's the USDC contract address on mainnet?"
+    answer = compose_answer(question, parse_references(PRICE_FEEDS), fake_vectors(["usdc"]))
+    assert lead_statement(answer).startswith("USDC — Address: 0x28bec7e3")
+    # asked of the testnet, or of no network, the feed leads as before
+    answer = compose_answer(question.replace("mainnet", "testnet"),
+                            parse_references(PRICE_FEEDS), fake_vectors(["usdc"]))
+    assert lead_statement(answer).startswith("USDC/USD — Contract Address: 0xa2515C94")
+

@@ -44,6 +44,7 @@ from docent.intent import (
     offers_alternatives,
     set_aside,
 )
+from docent.models.networks import network_asked, of_other_network
 from docent.models.scoring import (
     Candidate,
     candidates,
@@ -207,6 +208,14 @@ def compose_parts(
                          for c in prose):
         aside = set()
 
+    # "...the USDC address on Somnia mainnet?": a statement of the other network (a testnet
+    # price feed's address, under "Somnia Testnet Price Feeds") does not lead.
+    network = network_asked(question)
+
+    def other_network(c: Candidate) -> bool:
+        return network is not None and of_other_network(
+            network, f"{c.ref.heading.rsplit(' (', 1)[0]}\n{c.unit.heading}\n{c.unit.text}")
+
     # "FastAPI includes an official skill for AI coding agents." tells who asks "Which
     # command installs the official FastAPI skill?" only what they said; the answer to a
     # yes/no question, or to one offering alternatives ("...the first one added or the
@@ -227,6 +236,7 @@ def compose_parts(
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             not restates_aside(c),
+            not other_network(c),
             *value_lead(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))

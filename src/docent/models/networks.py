@@ -1,0 +1,35 @@
+"""Which network of a blockchain a question asks about, and statements of the other one.
+
+Blockchain docs give most things twice, once for the main network and once for a test
+network: an address, an RPC URL, a chain id, a faucet. A question naming one ("the USDC
+address on mainnet", "deploy to the testnet") is answered wrongly by the other's value,
+however well its words match: a testnet price feed's address for a mainnet contract costs
+the user real funds. Networks are told apart by their common names (mainnet; testnet,
+devnet), in a statement's own text and in the headings above it ("Somnia Testnet Price
+Feeds"), URLs included (`api.infra.mainnet.somnia.network`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Network = Literal["main", "test"]
+
+_MAIN = re.compile(r"\bmain[\s-]?net\b", re.I)
+_TEST = re.compile(r"\b(?:test|dev)[\s-]?nets?\b", re.I)
+
+
+def network_asked(question: str) -> Network | None:
+    """The network a question names, when it names one kind only."""
+    main, test = bool(_MAIN.search(question)), bool(_TEST.search(question))
+    if main == test:
+        return None
+    return "main" if main else "test"
+
+
+def of_other_network(asked: Network, text: str) -> bool:
+    """Whether `text` names only the other kind of network than `asked`."""
+    main, test = bool(_MAIN.search(text)), bool(_TEST.search(text))
+    return (test and not main) if asked == "main" else (main and not test)
+
