@@ -1851,3 +1851,58 @@ def test_a_statement_of_the_other_network_does_not_lead():
                             parse_references(PRICE_FEEDS), fake_vectors(["usdc"]))
     assert lead_statement(answer).startswith("USDC/USD — Contract Address: 0xa2515C94")
 
+
+TOKEN_TABLE = """[1] Network Info > Smart Contracts (network-info.md)
+USDT — Contract Address: 0x67B302E35Aef5EEE8c32D934F5856869EF428330
+
+WETH — Contract Address: 0x936Ab8C674bcb567CD5dEB85D8A216494704E9D8
+
+Mainnet — Contract Address: 0xbA0E0750A56e995506CA458b2BdD752754CF39C4
+
+BTC — Address: 0xb12e1d47b0022fA577c455E7df2Ca9943D0152bE
+
+ARB — Address: 0x6a96a0232402c2BC027a12C73f763b604c9F77a6
+
+USDC — Address: 0x28bec7e30e6faee657a03e19bf1128aad7632a00"""
+
+
+def test_the_row_labelled_with_what_is_asked_leads():
+    # By meaning (the stand-in embedder reads "contract") the USDT row is nearest; its label
+    # is not what the question asks about, USDC's is, and few rows use that word.
+    question = "What's the contract address of USDC on mainnet?"
+    answer = compose_answer(question, parse_references(TOKEN_TABLE),
+                            fake_vectors(["contract", "usdc"]))
+    assert lead_statement(answer).startswith("USDC — Address: 0x28bec7e3")
+    # (a network's name labels no particular row: "Mainnet — Contract Address" did not lead)
+    # Not for a question that asks no value or name: how something works.
+    answer = compose_answer("How do I swap USDC for WETH in a contract?",
+                            parse_references(TOKEN_TABLE), fake_vectors(["contract", "usdc"]))
+    assert not lead_statement(answer).startswith("USDC — Address")
+
+
+def test_a_row_label_counts_when_it_names_the_asked_thing_by_rare_words():
+    from docent.models.compose import _labelled_asked
+
+    def row(text):
+        return candidates(parse_references(f"[1] Table (t.md)\n{text}"))[0]
+
+    wanted = set(terms("What's the USDC contract address on mainnet, and which version?"))
+    rare = wanted
+    assert _labelled_asked(row("USDC — Address: 0x28bec7e3"), wanted, rare)
+    assert not _labelled_asked(row("USDT — Address: 0x67B302E3"), wanted, rare)
+    # the label must be rare among the statements, as "Somnia" is not
+    assert not _labelled_asked(row("USDC — Address: 0x28bec7e3"), wanted, rare - {"usdc"})
+    # a network's name labels no particular row
+    assert not _labelled_asked(row("Mainnet — Contract Address: 0xbA0E0750"), wanted, rare)
+    # a field named by a plain word is no name: "`version` — Type: `str`"
+    assert not _labelled_asked(row("`version` — Type: `str` — Description: The address."),
+                               wanted, rare)
+    # the row must give something asked, by what it shows, not by its links' targets
+    assert not _labelled_asked(row("USDC — Decimals: [6](https://x.org/address/contract)"),
+                               wanted, rare)
+
+
+def test_a_row_label_leads_only_a_value_or_name_question():
+    answer = compose_answer("How do I send USDC to a contract address?",
+                            parse_references(TOKEN_TABLE), fake_vectors(["contract", "usdc"]))
+    assert not lead_statement(answer).startswith("USDC — Address")

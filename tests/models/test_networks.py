@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docent.models.networks import network_asked, of_other_network
+from docent.models.networks import names_network, network_asked, of_other_network
 
 
 @pytest.mark.parametrize(("question", "asked"), [
@@ -31,3 +31,8 @@ def test_a_statement_of_the_other_network_only():
     assert not of_other_network("main", "Add Somnia Mainnet and Somnia Testnet to your wallet.")
     assert not of_other_network("test", "USDC — Address: 0x5D42")
 
+
+
+def test_network_names():
+    assert names_network("mainnet") and names_network("testnet") and names_network("devnet")
+    assert not names_network("usdc") and not names_network("network")

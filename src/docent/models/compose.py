@@ -44,7 +44,7 @@ from docent.intent import (
     offers_alternatives,
     set_aside,
 )
-from docent.models.networks import network_asked, of_other_network
+from docent.models.networks import names_network, network_asked, of_other_network
 from docent.models.scoring import (
     Candidate,
     candidates,
@@ -78,6 +78,7 @@ _SHORT_CODE_LINES = 3
 _SHORT_CODE_CHARS = 400
 # A first sentence that leans on the one before it weighs this much less as the lead.
 _CONTINUED = 0.06
+_RARE_LABEL_SHARE = 0.2  # of the statements: a label word in more names no particular row
 # ... and one saying back what the question says, as much as filler weighs
 _ECHO = 0.12
 # A statement giving the value asked for leads when it scores this share of the best
@@ -187,14 +188,24 @@ def compose_parts(
     at = {(c.ref.n, c.pos): c for c in cands}
     intro = _intro_of_best_code(cands, at, top) if intent.kind == "howto" else None
 
-    def value_lead(c: Candidate) -> tuple[bool, bool, bool]:
+    def value_lead(c: Candidate) -> tuple[bool, bool, bool, bool]:
         # A statement giving the value asked for leads; one on the best match's page first
         # ("Your token goes live instantly", not another page's "48 months post-launch"),
         # and of those one giving the version of the thing asked about ("FastAPI 0.119.0",
         # not Pydantic's "version 2").
         valued = c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure)
-        return (valued, valued and c.page == best_match.page,
+        return (valued, valued and labelled(c), valued and c.page == best_match.page,
                 valued and versions_named(c.unit, measure))
+
+    # "USDC — Address: ..." for "the USDC address on mainnet?", not "USDT — Address: ...":
+    # of a table's rows, one whose label is the thing a value or name question asks about,
+    # by a word few passages use ("Somnia — Address" is not about every Somnia question).
+    asks_thing = intent.kind in ("value", "name")
+    rare = {t for t, n in Counter(t for c in prose for t in c.terms).items()
+            if n <= _RARE_LABEL_SHARE * len(prose)} if asks_thing else set()
+
+    def labelled(c: Candidate) -> bool:
+        return asks_thing and _labelled_asked(c, wanted, rare)
 
     # "Besides Uvicorn, which ASGI servers...?": a statement about what the question sets
     # aside (most of its words name it: "...comes with a production server, Uvicorn") does
@@ -238,6 +249,7 @@ def compose_parts(
             not restates_aside(c),
             not other_network(c),
             *value_lead(c),
+            labelled(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
             or c is intro,
@@ -542,6 +554,26 @@ def _nearest_before(
         return point
     return max((p for p in points if _code_of(p, at) is block), key=lambda p: p.pos,
                default=point)
+
+
+_LABEL = re.compile(r"^([^—\n]{1,60}?) — ")
+_NAMING = re.compile(r"[A-Z0-9]")  # a name or a quantity: "USDC", "LINK Token", "1 day"
+
+
+def _labelled_asked(c: Candidate, wanted: set[str], rare: set[str]) -> bool:
+    """Whether a table row's label (what it gives values of) is what the question asks
+    about, by words of the question few statements use, and the row gives what it asks
+    for (a column it names): "USDC — Address: ..." for "the USDC address", not
+    "USDT — Address: ...", nor "Reentrancy — Severity: Critical..." for how an attack
+    works. A network's name labels no particular row (`docent.models.networks`)."""
+    label = _LABEL.match(c.unit.text)
+    if label is None or not _NAMING.search(label.group(1)):
+        return False  # "`version` — Type: `str`": a field's row, named by a plain word
+    named = {t for t in terms(label.group(1)) if not names_network(t)}
+    if not named or not named <= wanted & rare:
+        return False
+    # (what the row shows: not its links' targets, "explorer.somnia.network/...")
+    return bool((set(terms(clean_for_embedding(c.unit.text))) - named) & wanted)
 
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:

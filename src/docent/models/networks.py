@@ -33,3 +33,7 @@ def of_other_network(asked: Network, text: str) -> bool:
     main, test = bool(_MAIN.search(text)), bool(_TEST.search(text))
     return (test and not main) if asked == "main" else (main and not test)
 
+
+def names_network(word: str) -> bool:
+    """Whether `word` is a kind of network's name ("mainnet", "testnet", "devnet")."""
+    return bool(_MAIN.fullmatch(word) or _TEST.fullmatch(word))
