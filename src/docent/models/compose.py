@@ -201,11 +201,19 @@ def compose_parts(
     # of a table's rows, one whose label is the thing a value or name question asks about,
     # by a word few passages use ("Somnia — Address" is not about every Somnia question).
     asks_thing = intent.kind in ("value", "name")
-    rare = {t for t, n in Counter(t for c in prose for t in c.terms).items()
-            if n <= _RARE_LABEL_SHARE * len(prose)} if asks_thing else set()
+    rare: set[str] | None = None  # counted when a row is first met
+    labels: dict[int, bool] = {}
 
     def labelled(c: Candidate) -> bool:
-        return asks_thing and _labelled_asked(c, wanted, rare)
+        nonlocal rare
+        if not asks_thing or not _LABEL.match(c.unit.text):
+            return False
+        if id(c) not in labels:
+            if rare is None:
+                rare = {t for t, n in Counter(t for p in prose for t in p.terms).items()
+                        if n <= _RARE_LABEL_SHARE * len(prose)}
+            labels[id(c)] = _labelled_asked(c, wanted, rare)
+        return labels[id(c)]
 
     # "Besides Uvicorn, which ASGI servers...?": a statement about what the question sets
     # aside (most of its words name it: "...comes with a production server, Uvicorn") does

@@ -30,6 +30,8 @@ def network_asked(question: str) -> Network | None:
 
 def of_other_network(asked: Network, text: str) -> bool:
     """Whether `text` names only the other kind of network than `asked`."""
+    if "net" not in text.lower():
+        return False  # (most statements: every name of a network holds it)
     main, test = bool(_MAIN.search(text)), bool(_TEST.search(text))
     return (test and not main) if asked == "main" else (main and not test)
 
