@@ -97,6 +97,24 @@ def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
                             "there?", 3) == []
 
 
+def test_a_scene_pointed_at_names_the_users_own_things_beside_one_of_the_docs(
+    tmp_path, data_settings
+):
+    # "it" points back at the scene. When the scene names a thing of the docs as code
+    # writes it (ZQX_TURBO_MODE), "it" is that, and the scene's unknown names are the
+    # user's own; with only the unknown name, or a proper name of the docs beside it, the
+    # question may be about the unknown thing.
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0)
+    assert retriever.search("Our Kubernetes jobs set ZQX_TURBO_MODE. How do I turn it off?", 3)
+    assert retriever.search("Our jobs run on Kubernetes. How do I turn it off?", 3) == []
+    assert retriever.search("Our Kubernetes jobs play Music. How do I turn it off?", 3) == []
+    # a name the asking part gives itself is asked about either way
+    assert retriever.search("Our jobs set ZQX_TURBO_MODE. How do I turn it off on "
+                            "Kubernetes?", 3) == []
+
+
 def test_a_built_in_feature_the_docs_never_name_is_refused(tmp_path, data_settings):
     # Every word is in the docs ("fast", "notes"), but "fast notes" is no thing they name,
     # so a question taking it for granted as built in cannot be answered.

@@ -11,6 +11,8 @@ from docent.retrieval.bm25 import KeywordIndex
 from docent.retrieval.sufficiency import (
     asked_part,
     coverage,
+    known_api_names,
+    pointed_scene,
     unknown_names,
     unknown_words,
     unnamed_features,
@@ -554,6 +556,28 @@ def test_the_part_a_question_leans_to_leaves_out_a_scene_its_sentence_points_bac
     # A lead-in that asks itself is no scene to leave out.
     two = "What's the cloud's pricing like, is there a free tier?"
     assert asked_part(two, keep_pointed_scene=False) == two
+
+
+def test_a_scene_the_asking_part_points_back_at():
+    question = "I serve PDF downloads with FileResponse. Which headers does it add?"
+    assert pointed_scene(question) == ("I serve PDF downloads with FileResponse.",
+                                       "Which headers does it add?")
+    # a scene nothing points back at, and a question without a scene
+    assert pointed_scene("I serve PDF downloads. Which headers does FileResponse add?") is None
+    assert pointed_scene("Which headers does it add?") is None
+    # a lead-in before the question word is a scene too
+    assert pointed_scene("Serving PDFs with FileResponse, which headers does it add?") == (
+        "Serving PDFs with FileResponse", "which headers does it add?")
+
+
+def test_names_the_docs_use_written_as_code():
+    def known(text):
+        return known_api_names(text, INDEX.doc_freq, INDEX.raw_words)
+
+    assert known("We call main.py and read_files from OAuth2.") == ["main.py"]
+    # proper names and acronyms the docs use are no code ("JWT", "OAuth2"); unknown code
+    # names are not known
+    assert known("Our JWT via OAuth2 goes to ReportBuilder.") == []
 
 
 @pytest.mark.parametrize(("question", "asks"), [

@@ -29,6 +29,8 @@ from docent.retrieval.sufficiency import (
     asked_part,
     asks_for_unknown,
     coverage,
+    known_api_names,
+    pointed_scene,
     remember_terms,
     unknown_names,
     unknown_words,
@@ -362,6 +364,14 @@ class HybridRetriever:
         words it uses that the corpus never does (each only when its check is on)."""
         names = (self.unknown_names(asked_part(query), fingerprint) if self.check_names
                  else [])
+        pointed = pointed_scene(query) if names else None
+        if pointed is not None:
+            # "I serve PDF downloads with FileResponse. Which headers does it add?": "it" is
+            # the thing of the docs the scene names; the scene's other names are the user's.
+            index = self.keyword_index(fingerprint)
+            if known_api_names(pointed[0], index.doc_freq, index.raw_words,
+                               index.changelog_only):
+                names = [n for n in names if n in pointed[1]]
         words = (self._unknown_words(query, fingerprint) if self.max_unknown_shift < 2
                  else [])
         return Unknown(names, words)

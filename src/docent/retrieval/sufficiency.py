@@ -120,6 +120,28 @@ def asked_part(question: str, *, keep_pointed_scene: bool = True) -> str:
     that sentence points back at it ("Setting up an OApp on mainnet - what address do I
     point IT at?"): the refusal checks need such a scene, ranking statements by what is
     asked does not (`docent.retrieval.focus`)."""
+    parts, first, lead_in = _scene_split(question)
+    asked = parts[first:]
+    # (a later sentence pointing back needs the scene either way)
+    pointing = asked[1:] if lead_in and not keep_pointed_scene else asked
+    if first == 0 or any(_BACK_REFERENCE.search(p) for p in pointing):
+        return question
+    return " ".join(asked)
+
+
+def pointed_scene(question: str) -> tuple[str, str] | None:
+    """(scene, asking part) of a question whose asking part points back at the scene
+    before it ("I serve PDF downloads with FileResponse. Which headers does IT add?");
+    None when nothing sets a scene or nothing points back at it."""
+    parts, first, _ = _scene_split(question)
+    if first == 0 or not any(_BACK_REFERENCE.search(p) for p in parts[first:]):
+        return None
+    return " ".join(parts[:first]), " ".join(parts[first:])
+
+
+def _scene_split(question: str) -> tuple[list[str], int, re.Match[str] | None]:
+    """The question's sentences, the index of the first that asks, and the lead-in that
+    opened it, if any (then split off as a sentence of its own)."""
     parts = sentences(question.strip())
     first = next((i for i, p in enumerate(parts) if p.rstrip().endswith("?")), 0)
     # "Adding Somnia mainnet to Rabby by hand, what chain id do I type in?": a scene set
@@ -131,12 +153,23 @@ def asked_part(question: str, *, keep_pointed_scene: bool = True) -> str:
         asking = parts[first][lead_in.end(1):].lstrip(" ,:-–—")
         parts[first : first + 1] = [lead_in.group(1), asking]
         first += 1
-    asked = parts[first:]
-    # (a later sentence pointing back needs the scene either way)
-    pointing = asked[1:] if lead_in and not keep_pointed_scene else asked
-    if first == 0 or any(_BACK_REFERENCE.search(p) for p in pointing):
-        return question
-    return " ".join(asked)
+    return parts, first, lead_in
+
+
+# A name as code writes it: "FileResponse", "api/v1", "max_length", "app.state"
+_API_NAME = re.compile(r"[a-z][A-Z]|[/_.]\w")
+
+
+def known_api_names(
+    text: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
+    changelog_only: Changelog = _NO_CHANGELOG,
+) -> list[str]:
+    """Names in `text` written as code ("FileResponse", "api/v1") that the corpus uses;
+    not proper names ("Ethereum", "Pydantic"), which a scene may hold beside what it
+    asks about."""
+    return [m.group(0) for m in RAW_WORD.finditer(text)
+            if _API_NAME.search(m.group(0))
+            and _uses(m.group(0).lower(), doc_freq, raw_words, changelog_only)]
 
 
 def unknown_names(
