@@ -188,15 +188,6 @@ def compose_parts(
     at = {(c.ref.n, c.pos): c for c in cands}
     intro = _intro_of_best_code(cands, at, top) if intent.kind == "howto" else None
 
-    def value_lead(c: Candidate) -> tuple[bool, bool, bool, bool]:
-        # A statement giving the value asked for leads; one on the best match's page first
-        # ("Your token goes live instantly", not another page's "48 months post-launch"),
-        # and of those one giving the version of the thing asked about ("FastAPI 0.119.0",
-        # not Pydantic's "version 2").
-        valued = c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure)
-        return (valued, valued and labelled(c), valued and c.page == best_match.page,
-                valued and versions_named(c.unit, measure))
-
     # "USDC — Address: ..." for "the USDC address on mainnet?", not "USDT — Address: ...":
     # of a table's rows, one whose label is the thing a value or name question asks about,
     # by a word few passages use ("Somnia — Address" is not about every Somnia question).
@@ -214,6 +205,15 @@ def compose_parts(
                         if n <= _RARE_LABEL_SHARE * len(prose)}
             labels[id(c)] = _labelled_asked(c, wanted, rare)
         return labels[id(c)]
+
+    def value_lead(c: Candidate) -> tuple[bool, bool, bool, bool]:
+        # A statement giving the value asked for leads; one on the best match's page first
+        # ("Your token goes live instantly", not another page's "48 months post-launch"),
+        # and of those one giving the version of the thing asked about ("FastAPI 0.119.0",
+        # not Pydantic's "version 2"); a row labelled with what is asked before others.
+        valued = c.score >= _VALUE_LEAD_SHARE * top and gives_value(intent, c.unit, measure)
+        return (valued, valued and labelled(c), valued and c.page == best_match.page,
+                valued and versions_named(c.unit, measure))
 
     # "Besides Uvicorn, which ASGI servers...?": a statement about what the question sets
     # aside (most of its words name it: "...comes with a production server, Uvicorn") does

@@ -16,7 +16,7 @@ from typing import Literal
 
 Network = Literal["main", "test"]
 
-_MAIN = re.compile(r"\bmain[\s-]?net\b", re.I)
+_MAIN = re.compile(r"\bmain[\s-]?nets?\b", re.I)
 _TEST = re.compile(r"\b(?:test|dev)[\s-]?nets?\b", re.I)
 
 

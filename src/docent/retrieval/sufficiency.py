@@ -8,7 +8,10 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
    or "HTTP/3") that the corpus never uses, in any form. Docs that never mention a thing
    cannot explain it. A name only in the sentences that set the scene before the question
    ("I add an X-Total-Count header to my responses, but... What am I missing?") is the
-   user's own, not what the docs must explain (`asked_part`).
+   user's own, not what the docs must explain (`asked_part`), unless the question points
+   back at the scene ("...How do I deploy THERE?") and the scene names nothing of the
+   docs as code writes it, which "it" would be ("I serve PDF downloads with
+   FileResponse. Which headers does it add?": `pointed_scene`, `known_api_names`).
 2. Unknown words that carry the question: any word the corpus never uses in any form
    ("ambassador"), capitalised or not. Such words are often harmless paraphrase ("folder"
    for "directory"), so this one fires only when the question's meaning depends on them:
