@@ -233,7 +233,7 @@ def compose_parts(
 
     def other_network(c: Candidate) -> bool:
         return network is not None and of_other_network(
-            network, f"{c.ref.heading.rsplit(' (', 1)[0]}\n{c.unit.heading}\n{c.unit.text}")
+            network, f"{c.ref.where}\n{c.unit.heading}\n{c.unit.text}")
 
     # "FastAPI includes an official skill for AI coding agents." tells who asks "Which
     # command installs the official FastAPI skill?" only what they said; the answer to a
@@ -648,7 +648,7 @@ def _release(ref: Reference) -> str | None:
     (2025-12-17) > Breaking Changes" gives 0.125.0); None for any other passage."""
     if not is_changelog(source_of(ref)):
         return None
-    for part in ref.heading.rsplit(" (", 1)[0].split(" > "):
+    for part in ref.where.split(" > "):
         found = _VERSION_HEADING.match(part.strip())
         if found:
             return found.group()

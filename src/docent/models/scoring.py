@@ -316,7 +316,7 @@ def score(
     sem = [0.0] * len(cands)
     if vectors is not None:
         q = vectors.question(question)
-        tables = vectors.units([(r.chunk_id, _where(r), r.body) for r in refs])
+        tables = vectors.units([(r.chunk_id, r.where, r.body) for r in refs])
         by_n = {r.n: table for r, table in zip(refs, tables, strict=True)}
         rows = [by_n.get(c.ref.n, {}).get(unit_key(c.unit.text)) for c in cands]
         # Stored before an upgrade that cuts passages otherwise: embedded now, until the
@@ -329,7 +329,7 @@ def score(
         # it: it is scored by its passage as a whole, the page's title and the code.
         opening = [i for i, c in enumerate(cands) if rows[i] is None and c.unit.is_code
                    and (i == 0 or cands[i - 1].ref.n != c.ref.n)]
-        whole = vectors.passages([(cands[i].ref.chunk_id, _where(cands[i].ref),
+        whole = vectors.passages([(cands[i].ref.chunk_id, cands[i].ref.where,
                                    cands[i].ref.body) for i in opening]) if opening else []
         for i, row in zip(opening, whole, strict=True):
             rows[i] = row
@@ -452,11 +452,6 @@ def names_new(text: str, wanted: set[str]) -> bool:
 def _definite(measure: Measure | None) -> TypeGuard[Measure]:
     """A value question that names the kind of value: a duration, a size, a price..."""
     return measure is not None and measure.kind != "number"
-
-
-def _where(ref: Reference) -> str:
-    """The passage's title and section, as ingestion put them before its text."""
-    return ref.heading.rsplit(" (", 1)[0]
 
 
 def _prior(c: Candidate) -> float:

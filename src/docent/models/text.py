@@ -96,8 +96,14 @@ class Reference:
     chunk_id: str | None = None  # the chunk's id when the tool message said it (its artifact)
 
     @property
+    def where(self) -> str:
+        """The passage's title and section, as ingestion put them before its text (the
+        heading without its source file)."""
+        return self.heading.rsplit(" (", 1)[0]
+
+    @property
     def topic(self) -> str:
-        where = self.heading.rsplit(" (", 1)[0]
+        where = self.where
         topic = _split_outside_code(where, " > ")[-1].strip() or where
         # Crawled titles carry the site ("Page | Section | Site") and markup (`**`, `\.`);
         # a pipe inside code is the heading's own (`Promise<Hex | Error>`).
