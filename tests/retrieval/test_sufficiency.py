@@ -7,8 +7,9 @@ from collections import Counter
 import pytest
 
 from docent.intent import later_asks
-from docent.retrieval.bm25 import KeywordIndex
+from docent.retrieval.bm25 import Changelog, KeywordIndex
 from docent.retrieval.sufficiency import (
+    _one_short,
     asked_part,
     coverage,
     known_api_names,
@@ -294,6 +295,19 @@ def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []
     assert names("Does SSE stream over HTTP/1.1?") == ["SSE"]
     assert names("We use Streaming Events. Does SSE stream?") == ["SSE"]  # initials differ
+
+
+def test_a_name_one_character_short_of_one_the_docs_use_is_known():
+    docs = "Somnia's MiCAR white paper lists the SHA2-256 precompile. Use lambdas as keys."
+    assert names_against(docs, "Is there a MiCA white paper?") == []
+    assert names_against(docs, "How is the SHA-256 precompile priced?") == []
+    # two characters short, or a word one letter longer than the docs', is another name
+    assert names_against(docs, "Is there a MiC white paper?") == ["MiC"]
+    assert names_against(docs, "How is the SHA2-2560 precompile priced?") == ["SHA2-2560"]
+    # ... and a plural's "s" does not make the docs' word the name the question gives
+    # (the docs' "lambdas" of Python, only in their changelog's stems, and "AWS Lambda")
+    assert not _one_short("lambda", {"lambdas"}, Changelog())
+    assert _one_short("lambda", {"lambdax"}, Changelog())
 
 
 def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():

@@ -246,8 +246,30 @@ def unknown_names(
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
         if _spelled_out_in(word, question):
             continue
+        # "MiCA" for the docs' "MiCAR", "SHA-256" for their "SHA2-256": a name one
+        # character short of one the docs use is that name, written short.
+        if _one_short(low, raw_words, changelog_only):
+            continue
         unknown.append(word)
     return unknown
+
+
+_INSERTABLE = "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+
+def _one_short(low: str, raw_words: Collection[str], changelog_only: Changelog) -> bool:
+    """Whether the docs use (outside their changelogs) a word that is `low`, a name of four
+    or more characters, with one character more; a plural's "s" does not count ("Lambda"
+    is not the docs' "lambdas")."""
+    if len(low) < 4:
+        return False
+    for at in range(len(low) + 1):
+        for ch in _INSERTABLE:
+            longer = f"{low[:at]}{ch}{low[at:]}"
+            if (longer in raw_words and longer not in changelog_only.words
+                    and not (ch == "s" and at == len(low))):
+                return True
+    return False
 
 
 def _version_of(low: str, raw_words: Collection[str]) -> bool:
