@@ -1852,6 +1852,38 @@ def test_a_statement_of_the_other_network_does_not_lead():
     assert lead_statement(answer).startswith("USDC/USD — Contract Address: 0xa2515C94")
 
 
+NETWORK_FAQ = """[1] Network Overview (Mainnet / Testnet) > Somnia Mainnet (overview.md)
+All transactions on this chain are final and require SOMI tokens as gas.
+
+[2] Developer FAQs > Network parameters (faqs.md)
+Key network information:
+
+Mainnet:
+
+  * **Chain ID** : 5031
+
+  * **Currency** : SOMI
+
+Testnet:
+
+  * **Chain ID** : 50312
+
+  * **Currency** : STT"""
+
+
+def test_the_nearest_heading_or_list_intro_tells_the_network():
+    # [1]'s page names both networks, its section only the main one; the chain IDs' lists
+    # are introduced by "Mainnet:" and "Testnet:". Asked of the testnet, neither the main
+    # network's gas statement nor its chain ID leads.
+    question = "Which chain ID and gas token does the testnet use?"
+    answer = compose_answer(question, parse_references(NETWORK_FAQ),
+                            fake_vectors(["chain", "gas", "token"]))
+    assert lead_statement(answer).startswith("**Chain ID** : 50312")
+    answer = compose_answer(question.replace("testnet", "mainnet"),
+                            parse_references(NETWORK_FAQ), fake_vectors(["chain", "gas", "token"]))
+    assert not lead_statement(answer).startswith("**Chain ID** : 50312")
+
+
 TOKEN_TABLE = """[1] Network Info > Smart Contracts (network-info.md)
 USDT — Contract Address: 0x67B302E35Aef5EEE8c32D934F5856869EF428330
 

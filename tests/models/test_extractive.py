@@ -857,6 +857,19 @@ def test_one_word_items_of_an_announced_list_are_units():
     ]
 
 
+def test_a_one_word_label_over_a_list_says_whose_its_items_are():
+    # Two lists of network parameters, each under its network's name.
+    body = ("Key network information:\n\nTestnet:\n\n  * **Chain ID** : 50312\n\n"
+            "Mainnet:\n\n  * **Chain ID** : 5031\n\nA:\n\n* Yes\n\nmeans:\n\n* it is\n\n"
+            "Copy\n\nDone:\n\nThat is all.")
+    units = split_units(body)
+    assert [u.text for u in units] == [
+        "Key network information:", "Testnet:", "**Chain ID** : 50312", "Mainnet:",
+        "**Chain ID** : 5031", "Yes", "it is", "That is all."]
+    # each list is a block of its own, under its label
+    assert units[2].block != units[4].block
+
+
 def test_mkdocstrings_options_are_not_units_but_the_members_they_list_are_one():
     # The built page shows the object's reference in the directive's place: the members
     # it lists are what the page says of the object.

@@ -232,8 +232,7 @@ def compose_parts(
     network = network_asked(question)
 
     def other_network(c: Candidate) -> bool:
-        return network is not None and of_other_network(
-            network, f"{c.ref.where}\n{c.unit.heading}\n{c.unit.text}")
+        return network is not None and of_other_network(network, _levels(c, cands))
 
     # "FastAPI includes an official skill for AI coding agents." tells who asks "Which
     # command installs the official FastAPI skill?" only what they said; the answer to a
@@ -582,6 +581,19 @@ def _labelled_asked(c: Candidate, wanted: set[str], rare: set[str]) -> bool:
         return False
     # (what the row shows: not its links' targets, "explorer.somnia.network/...")
     return bool((set(terms(clean_for_embedding(c.unit.text))) - named) & wanted)
+
+
+def _levels(c: Candidate, cands: list[Candidate]) -> Iterator[str]:
+    """What a statement says of itself, then what says more of it, nearest first: its own
+    text, the sentence introducing its list or table ("Mainnet:"), its heading, then the
+    headings above, innermost first ("Network Overview (Mainnet / Testnet) > Somnia
+    Mainnet")."""
+    yield c.unit.text
+    intro = _intro_of(c, cands)
+    if intro is not None:
+        yield intro.unit.text
+    yield c.unit.heading
+    yield from reversed(c.ref.where.split(" > "))
 
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:

@@ -12,6 +12,7 @@ Feeds"), URLs included (`api.infra.mainnet.somnia.network`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 Network = Literal["main", "test"]
@@ -28,12 +29,18 @@ def network_asked(question: str) -> Network | None:
     return "main" if main else "test"
 
 
-def of_other_network(asked: Network, text: str) -> bool:
-    """Whether `text` names only the other kind of network than `asked`."""
-    if "net" not in text.lower():
-        return False  # (most statements: every name of a network holds it)
-    main, test = bool(_MAIN.search(text)), bool(_TEST.search(text))
-    return (test and not main) if asked == "main" else (main and not test)
+def of_other_network(asked: Network, levels: Iterable[str]) -> bool:
+    """Whether the nearest of `levels` that names a network names only the other kind than
+    `asked`. Levels run from the statement out: its own text, what introduces it, the
+    headings above it. The nearest decides, so "Chain ID: 5031" under "Mainnet:" is the
+    main network's, though the page is "Network Overview (Mainnet / Testnet)"."""
+    for text in levels:
+        if "net" not in text.lower():
+            continue  # (most levels: every name of a network holds it)
+        main, test = bool(_MAIN.search(text)), bool(_TEST.search(text))
+        if main or test:
+            return (test and not main) if asked == "main" else (main and not test)
+    return False
 
 
 def names_network(word: str) -> bool:

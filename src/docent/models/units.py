@@ -222,7 +222,7 @@ def split_units(body: str) -> list[Unit]:
     opening = range(0)  # the units of a list item the passage opens on
     heading = ""
 
-    def add(text: str, kind: UnitKind, depth: int = 0) -> None:
+    def add(text: str, kind: UnitKind, depth: int = 0, *, label: bool = False) -> None:
         nonlocal block
         # A new paragraph or code block, or a list/table after something else, starts a block.
         if units and (kind in ("prose", "code") or units[-1].kind != kind):
@@ -231,7 +231,7 @@ def split_units(body: str) -> list[Unit]:
             # A paragraph's sentences are shown already (`flush`); items and rows not yet.
             shown = text if kind == "prose" else _shown(text)
             text = _ANSWER_LABEL.sub("", shown)  # FAQ pages: "A: The limit is 3."
-        if kind == "code" or not is_chrome(text) or (
+        if kind == "code" or label or not is_chrome(text) or (
                 kind == "item" and _one_word(text) and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
@@ -325,11 +325,26 @@ def split_units(body: str) -> list[Unit]:
                 add(piece, "item", depth)
             if at_start:  # its indent went with the passage's stripped start
                 opening = range(before, len(units))
+        elif not paragraph and _LIST_LABEL.fullmatch(stripped) and _list_follows(lines, i):
+            # "Testnet:" over "Chain ID: 50312", "Currency: STT": one word, yet it says
+            # whose the items are ("Mainnet:" has a list of its own), so it stays.
+            add(stripped, "prose", label=True)
         else:
             paragraph.append(stripped)
         i += 1
     flush()
     return _first_item_depth(units, opening)
+
+
+# A one-word label over a list: "Testnet:", "Pre-requisites:" (not a FAQ's "A:", nor a
+# sentence's end after code: "`from .routers import items`" then "means:").
+_LIST_LABEL = re.compile(r"(?:\*\*)?[A-Z][\w-]{2,}(?:\*\*)?:(?:\*\*)?")
+
+
+def _list_follows(lines: list[str], i: int) -> bool:
+    """Whether the first line after line `i` that is not blank is a list item."""
+    after = next((line.strip() for line in lines[i + 1 :] if line.strip()), "")
+    return bool(_LIST_ITEM.match(after))
 
 
 def _code_opening(lines: list[str]) -> list[str]:
