@@ -870,6 +870,16 @@ def test_a_one_word_label_over_a_list_says_whose_its_items_are():
     assert units[2].block != units[4].block
 
 
+def test_a_grid_of_page_cards_says_what_its_section_holds():
+    # A landing page's cards, run together by the crawl; the pager's two links, and a
+    # breadcrumb's items, stay chrome.
+    body = ("1. [Developer](/developer)\n2. [Ecosystem](/ecosystem)\n\n"
+            "[Elix.fi](/e/elix)[Meme Coins](/e/meme)[NFTs2Me](/e/nfts2me)\n\n"
+            "[PreviousGas](/gas)[NextElix.fi](/e/elix)\n\n"
+            "[PreviousGas](/gas)[Elix.fi](/e/elix)[NextElix.fi](/e/elix)")
+    assert [u.text for u in split_units(body)] == ["Elix.fi, Meme Coins, NFTs2Me."]
+
+
 def test_mkdocstrings_options_are_not_units_but_the_members_they_list_are_one():
     # The built page shows the object's reference in the directive's place: the members
     # it lists are what the page says of the object.

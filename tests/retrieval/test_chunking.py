@@ -56,6 +56,12 @@ def test_a_link_whose_text_is_only_here_keeps_the_name_of_its_site():
     assert clean_for_embedding("Read it [here](../other-page.md).") == "Read it here."
 
 
+def test_links_run_together_stay_apart():
+    # A crawl's grid of page cards: each card's name a word of its own.
+    assert clean_for_embedding("[Elix.fi](/e/elix)[Meme Coins](/e/meme)[Tokos](/e/tokos)") == (
+        "Elix.fi, Meme Coins, Tokos")
+
+
 def test_a_here_links_path_words_are_named_only_when_asked_for():
     from docent.retrieval.chunking import name_bare_links
 

@@ -325,6 +325,10 @@ def split_units(body: str) -> list[Unit]:
                 add(piece, "item", depth)
             if at_start:  # its indent went with the passage's stripped start
                 opening = range(before, len(units))
+        elif not paragraph and (cards := _cards(stripped)):
+            # A section's landing page lists its pages as cards, links run together with
+            # nothing between: what the section holds ("Elix.fi, Meme Coins, NFTs2Me...").
+            add(cards, "prose", label=True)
         elif not paragraph and _LIST_LABEL.fullmatch(stripped) and _list_follows(lines, i):
             # "Testnet:" over "Chain ID: 50312", "Currency: STT": one word, yet it says
             # whose the items are ("Mainnet:" has a list of its own), so it stays.
@@ -339,6 +343,20 @@ def split_units(body: str) -> list[Unit]:
 # A one-word label over a list: "Testnet:", "Pre-requisites:" (not a FAQ's "A:", nor a
 # sentence's end after code: "`from .routers import items`" then "means:").
 _LIST_LABEL = re.compile(r"(?:\*\*)?[A-Z][\w-]{2,}(?:\*\*)?:(?:\*\*)?")
+
+
+# Three or more links run together, as a crawl writes a grid of page cards; "Previous"
+# and "Next" links run together too, and are chrome.
+_CARDS = re.compile(r"(?:\[[^\]\n]+\]\([^)\s]*\)){3,}")
+_PAGER = re.compile(r"\[(?:Previous|Next)", re.I)
+
+
+def _cards(line: str) -> str:
+    """The pages a grid of cards (`_CARDS`) links to, named by their text in a sentence;
+    "" when `line` is no such grid."""
+    if not _CARDS.fullmatch(line) or _PAGER.match(line):
+        return ""
+    return f"{', '.join(m.group(1).strip() for m in _LINK.finditer(line))}."
 
 
 def _list_follows(lines: list[str], i: int) -> bool:

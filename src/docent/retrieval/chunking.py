@@ -52,10 +52,15 @@ def name_bare_links(text: str, path_words: bool = False) -> str:
     return _BARE_LINK.sub(named, text)
 
 
+# A link right after another, as a crawl writes a grid of page cards: "[Elix.fi](…)[Meme
+# Coins](…)" is two names, not "Elix.fiMeme Coins".
+_RUN_TOGETHER = re.compile(r"(?<=\]\()([^)\s]*\))(?=!?\[)")
+
+
 def clean_for_embedding(text: str) -> str:
     """Markdown minus what only adds noise to a vector: link targets (a bare "here" link
-    keeps the name of its site) and include paths."""
-    text = _LINK.sub(r"\1", name_bare_links(text))
+    keeps the name of its site) and include paths. Links run together are told apart."""
+    text = _LINK.sub(r"\1", _RUN_TOGETHER.sub(r"\1, ", name_bare_links(text)))
     return _BLANKS.sub("\n\n", _INCLUDE.sub("", text)).strip()
 
 
