@@ -131,6 +131,18 @@ def asks_how_often(question: str) -> bool:
     return bool(_HOW_OFTEN.search(question))
 
 
+# "What's the web address of the Item Builder?", "Which WebSocket URL do I use...?",
+# "which website...": the thing asked for is where something is on the web.
+_URL_ASKED = re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was)?\s+(?:the\s+|its\s+)?"
+                        r"(?:[\w-]+\s+){0,3}?(?:urls?|web\s?address(?:es)?|websites?"
+                        r"|web\s?pages?|links?|sites?)\b(?!\s+(?:path|between)\b)", re.I)
+
+
+def asks_for_url(question: str) -> bool:
+    """Whether the question asks for a URL: a web address, a website, a link."""
+    return bool(_URL_ASKED.search(_typed(question)))
+
+
 # "In the VRF consumer example, what happens if...": a question about the docs' own example
 # (not "what happens if, for example, ...")
 _EXAMPLE = re.compile(r"\b(?:the|this|that|its|their)\s+(?:[\w.'-]+\s+){0,4}?"

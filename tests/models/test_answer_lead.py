@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
-from docent.intent import intent_of, measure_of, set_aside
+from docent.intent import asks_for_url, intent_of, measure_of, set_aside
 from docent.models.compose import compose_answer
 from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
 from docent.models.text import parse_references, terms
@@ -1850,6 +1850,45 @@ def test_a_statement_of_the_other_network_does_not_lead():
     answer = compose_answer(question.replace("mainnet", "testnet"),
                             parse_references(PRICE_FEEDS), fake_vectors(["usdc"]))
     assert lead_statement(answer).startswith("USDC/USD — Contract Address: 0xa2515C94")
+
+
+ITEM_BUILDER = """[1] Glossary (glossary.md)
+Item builder: A tool for building digital items for Somnia's virtual society.
+
+[2] Create an item (items.md)
+Click the item builder button to bring up the tool: (https://items-builder.example.org/build)"""
+
+
+def test_a_statement_giving_a_url_leads_an_answer_asking_for_one():
+    # The glossary's line matches "item builder tool" best; the question asks where it is.
+    vectors = fake_vectors(["item", "builder", "tool"])
+    answer = compose_answer("What's the web address of the Item Builder tool?",
+                            parse_references(ITEM_BUILDER), vectors)
+    assert lead_statement(answer).startswith("Click the item builder button")
+    # asked what it is, the glossary leads; and a URL far from the question does not lead
+    answer = compose_answer("What is the Item Builder tool for?",
+                            parse_references(ITEM_BUILDER), vectors)
+    assert lead_statement(answer).startswith("Item builder: A tool")
+    elsewhere = ITEM_BUILDER.split("\n\n[2]")[0] + (
+        "\n\n[2] Weather (weather.md)\nForecasts come from https://weather.example.org daily.")
+    answer = compose_answer("What's the web address of the Item Builder tool?",
+                            parse_references(elsewhere), vectors)
+    assert lead_statement(answer).startswith("Item builder: A tool")
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What's the web address of the Item Builder?", True),
+    ("What WebSocket URL do I use on testnet?", True),
+    ("Which website do the docs point you to?", True),
+    ("At which URL are the sub-application's docs?", True),
+    ("whats the default url", True),
+    # a path in a URL, a link between things, a URL the user has
+    ("If item_id is in the URL path, which one is the query?", False),
+    ("What is the link between stake and rewards?", False),
+    ("My API posts to a URL the client gives. How do I document it?", False),
+])
+def test_a_question_asking_for_a_url(question, asks):
+    assert asks_for_url(question) is asks
 
 
 NETWORK_FAQ = """[1] Network Overview (Mainnet / Testnet) > Somnia Mainnet (overview.md)

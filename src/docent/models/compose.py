@@ -37,6 +37,7 @@ from docent.intent import (
     Intent,
     about_releases,
     asks_about_example,
+    asks_for_url,
     asks_for_value,
     asks_how_often,
     intent_of,
@@ -227,6 +228,15 @@ def compose_parts(
                          for c in prose):
         aside = set()
 
+    # "What's the web address of the Item Builder?": a statement giving a URL ("...you will
+    # see [Item Builder](https://items-builder.somnia.network/)") leads, when it scores near
+    # the best, before one only naming the tool.
+    url_asked = asks_for_url(question)
+
+    def gives_url(c: Candidate) -> bool:
+        return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
+                and _WEB_ADDRESS.search(c.unit.text) is not None)
+
     # "...the USDC address on Somnia mainnet?": a statement of the other network (a testnet
     # price feed's address, under "Somnia Testnet Price Feeds") does not lead.
     network = network_asked(question)
@@ -256,6 +266,7 @@ def compose_parts(
             not restates_aside(c),
             not other_network(c),
             *value_lead(c),
+            gives_url(c),
             labelled(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
@@ -563,6 +574,7 @@ def _nearest_before(
                default=point)
 
 
+_WEB_ADDRESS = re.compile(r"\b(?:https?|wss?)://", re.I)
 _LABEL = re.compile(r"^([^—\n]{1,60}?) — ")
 _NAMING = re.compile(r"[A-Z0-9]")  # a name or a quantity: "USDC", "LINK Token", "1 day"
 
