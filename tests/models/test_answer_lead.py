@@ -1914,13 +1914,28 @@ def test_the_nearest_heading_or_list_intro_tells_the_network():
     # [1]'s page names both networks, its section only the main one; the chain IDs' lists
     # are introduced by "Mainnet:" and "Testnet:". Asked of the testnet, neither the main
     # network's gas statement nor its chain ID leads.
+    # The lead item is read with its network's label, which says whose the value is.
     question = "Which chain ID and gas token does the testnet use?"
     answer = compose_answer(question, parse_references(NETWORK_FAQ),
                             fake_vectors(["chain", "gas", "token"]))
-    assert lead_statement(answer).startswith("**Chain ID** : 50312")
+    assert lead_statement(answer).startswith("Testnet: **Chain ID** : 50312 [2]")
     answer = compose_answer(question.replace("testnet", "mainnet"),
                             parse_references(NETWORK_FAQ), fake_vectors(["chain", "gas", "token"]))
-    assert not lead_statement(answer).startswith("**Chain ID** : 50312")
+    assert "50312" not in lead_statement(answer)
+
+
+def test_only_a_networks_name_over_a_lead_item_is_read_with_it():
+    # "Key Features:" over "Instant Execution: transfers in 1-10 seconds" says nothing of
+    # whose the item is; the lead is the item alone.
+    text = """[1] Relay (relay.md)
+Key Features:
+
+  * Instant Execution: cross-chain transfers in 1-10 seconds
+
+  * Low Fees: a small relay fee"""
+    answer = compose_answer("How long does a Relay transfer take?", parse_references(text),
+                            fake_vectors(["transfer", "seconds"]))
+    assert lead_statement(answer).startswith("Instant Execution: cross-chain transfers")
 
 
 TOKEN_TABLE = """[1] Network Info > Smart Contracts (network-info.md)

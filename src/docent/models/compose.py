@@ -295,7 +295,7 @@ def compose_parts(
         closing, code = _step_command(lead, at, set())
         if closing is not None:
             used.add(id(closing))
-    said = _said_before(lead, at)
+    said = _said_before(lead, at) or _label_of(lead, cands)
     if said is not None:
         used.add(id(said))
     opening = f"{said.unit.text} " if said is not None else ""
@@ -606,6 +606,16 @@ def _levels(c: Candidate, cands: list[Candidate]) -> Iterator[str]:
         yield intro.unit.text
     yield c.unit.heading
     yield from reversed(c.ref.where.split(" > "))
+
+
+def _label_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
+    """The network's name a list item is under ("Testnet:" over "Chain ID: 50312"), which
+    says whose the item's value is: a lead item is read with it."""
+    intro = _intro_of(item, cands)
+    if intro is None or _parent_of(item, cands) is not None:
+        return None
+    label = intro.unit.text.strip("*: ")
+    return intro if " " not in label and names_network(label) else None
 
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
