@@ -5,8 +5,9 @@ network: an address, an RPC URL, a chain id, a faucet. A question naming one ("t
 address on mainnet", "deploy to the testnet") is answered wrongly by the other's value,
 however well its words match: a testnet price feed's address for a mainnet contract costs
 the user real funds. Networks are told apart by their common names (mainnet; testnet,
-devnet), in a statement's own text and in the headings above it ("Somnia Testnet Price
-Feeds"), URLs included (`api.infra.mainnet.somnia.network`).
+devnet), in a statement's own text, the line introducing its list ("Mainnet:") and the
+headings above it ("Somnia Testnet Price Feeds"), URLs included
+(`api.infra.mainnet.somnia.network`); the nearest of these naming one decides.
 """
 
 from __future__ import annotations

@@ -210,8 +210,9 @@ def split_units(body: str) -> list[Unit]:
     """A passage as answer units: sentences, list items, table rows and whole code blocks.
 
     Headings, table rules, docs-builder directives and link-only or one-word lines are
-    dropped. A list item or table row stays one unit (long items are split into sentences);
-    the items of one list, or the rows of one table, share a block.
+    dropped, except a grid of page cards (one unit naming the pages) and a one-word label
+    over a list ("Testnet:"). A list item or table row stays one unit (long items are split
+    into sentences); the items of one list, or the rows of one table, share a block.
     """
     units: list[Unit] = []
     lines = _labelled_values(_named_paragraphs(_announced_list(rebuild_tables(

@@ -5,7 +5,8 @@ distributions overlap almost entirely on the evaluation corpora). Three do bette
 
 1. Unknown names: the question names something (a capitalised word inside a sentence,
    an acronym, even typed in lower case, a mixed-case or digit-bearing term such as "gRPC"
-   or "HTTP/3") that the corpus never uses, in any form. Docs that never mention a thing
+   or "HTTP/3") that the corpus never uses, in any form (one character short of a word it
+   uses is that word: "MiCA" for MiCAR). Docs that never mention a thing
    cannot explain it. A name only in the sentences that set the scene before the question
    ("I add an X-Total-Count header to my responses, but... What am I missing?") is the
    user's own, not what the docs must explain (`asked_part`), unless the question points
