@@ -402,6 +402,20 @@ _RELEASES = re.compile(
 )
 
 
+# "Where do the docs send me for more on testing websockets?", "Where can I learn more
+# about HTTPS?": the answer is where to read, which the docs' pointers say.
+_FURTHER_READING = re.compile(
+    r"\bwhere\s+(?:can|could|do|does|should|would)\s+(?:i|we|you|the\s+(?:\w+\s+)?docs?|it|they)"
+    r"\s+(?:\w+\s+)?(?:read|learn|find\s+out|point|send|refer|direct)\b"
+    r"|\b(?:point|send|refer|direct)s?\s+(?:me|us|you|readers|beginners)\b"
+    r"|\b(?:further|more)\s+reading\b|\blearn\s+more\s+about\b", re.I)
+
+
+def asks_where_to_read(question: str) -> bool:
+    """Whether `question` asks where to read more: the docs' pointers answer it."""
+    return bool(_FURTHER_READING.search(question))
+
+
 def about_releases(question: str) -> bool:
     """Whether `question` asks about the project's releases or changes ("Which release
     added...?", "After bumping fastapi..."), for which a changelog entry may lead."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
-from docent.intent import asks_for_url, intent_of, measure_of, set_aside
+from docent.intent import asks_for_url, asks_where_to_read, intent_of, measure_of, set_aside
 from docent.models.compose import compose_answer
 from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
 from docent.models.text import parse_references, terms
@@ -1889,6 +1889,37 @@ def test_a_statement_giving_a_url_leads_an_answer_asking_for_one():
 ])
 def test_a_question_asking_for_a_url(question, asks):
     assert asks_for_url(question) is asks
+
+
+WEBSOCKET_TESTS = """[1] Testing WebSockets (testing-websockets.md)
+You can use the same `TestClient` to test WebSockets.
+
+For more details, check Starlette's documentation for [testing WebSockets](https://starlette.dev/testclient/)."""
+
+
+def test_a_question_asking_where_to_read_more_is_answered_by_the_docs_pointer():
+    vectors = fake_vectors(["websockets", "testing"])
+    answer = compose_answer("Where do the docs send me for more detail on testing websockets?",
+                            parse_references(WEBSOCKET_TESTS), vectors)
+    assert lead_statement(answer).startswith("For more details, check Starlette's")
+    # asked how to test them, the pointer is the docs talking of themselves, left out
+    answer = compose_answer("How do I test websockets?", parse_references(WEBSOCKET_TESTS),
+                            vectors)
+    assert "Starlette's documentation" not in answer
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("Where do the docs send me for more detail on testing websockets?", True),
+    ("Where can I learn more about HTTPS?", True),
+    ("Which learning resources do the docs point beginners to?", True),
+    ("Any further reading on OAuth2 scopes?", True),
+    # where to go in an app, where to look at something: no reading asked for
+    ("Where do I go to claim the fee rewards?", False),
+    ("Where can I look at the raw OpenAPI schema?", False),
+    ("How do I test websockets?", False),
+])
+def test_a_question_asking_where_to_read_more(question, asks):
+    assert asks_where_to_read(question) is asks
 
 
 NETWORK_FAQ = """[1] Network Overview (Mainnet / Testnet) > Somnia Mainnet (overview.md)

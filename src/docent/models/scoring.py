@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeGuard
 
-from docent.intent import Intent, Measure, defined_term, measure_of
+from docent.intent import Intent, Measure, asks_where_to_read, defined_term, measure_of
 from docent.models.text import Reference, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, split_units
@@ -344,8 +344,11 @@ def score(
     yesno = intent.kind == "yesno"
     before = {(c.ref.n, c.pos): c.unit for c in cands}
     out = []
+    # "Where do the docs send me for more on testing websockets?": "For more details,
+    # check Starlette's documentation..." is the answer, not the docs talking of themselves.
+    pointers = asks_where_to_read(question)
     for c, lx, sm, off in zip(cands, lex, sem, unasked, strict=True):
-        filler = not c.unit.is_code and (off or is_filler(c.unit.text))
+        filler = not c.unit.is_code and (off or not pointers and is_filler(c.unit.text))
         value = sm + w_lex * lx / top + _prior(c)
         fit = _FIT_DEFINITE if intent.kind == "howto" or _definite(measure) else _FIT
         fitting = fits(intent, c.unit, measure)
