@@ -371,8 +371,7 @@ class HybridRetriever:
             index = self.keyword_index(fingerprint)
             if known_api_names(pointed[0], index.doc_freq, index.raw_words,
                                index.changelog_only):
-                names = [n for n in names
-                         if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", pointed[1])]
+                names = [n for n in names if _named(pointed[1], [n])]
         words = (self._unknown_words(query, fingerprint) if self.max_unknown_shift < 2
                  else [])
         return Unknown(names, words)
