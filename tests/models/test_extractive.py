@@ -194,7 +194,9 @@ def test_docs_builder_directives_and_link_only_lines_are_not_units():
         "[https://example.org/limits](https://example.org/limits)\n\n"
         '<div class="termy">\n\n'
     )
-    assert [u.text for u in split_units(body)] == ["Use the limit like this:", "The limit is per run."]
+    assert [u.text for u in split_units(body)] == [
+        "Use the limit like this:", "API reference: `docent.limits.Limit`.",
+        "The limit is per run."]
 
 
 def test_table_rows_and_list_items_are_units_of_their_own():
@@ -889,8 +891,10 @@ def test_mkdocstrings_options_are_not_units_but_the_members_they_list_are_one():
         "`fastapi.responses.ORJSONResponse` members: `charset`, `render`.",
         "The class renders JSON fast.",
     ]
+    # Without a list, the page documents the object itself: its name is what it says.
     bare = "::: fastapi.responses.ORJSONResponse\n    options:\n        show_root_heading: true"
-    assert split_units(bare) == []
+    assert [u.text for u in split_units(bare)] == [
+        "API reference: `fastapi.responses.ORJSONResponse`."]
 
 
 SOCKET_REFERENCE = """[1] WebSockets (websockets.md)
@@ -919,6 +923,37 @@ def test_a_member_list_answers_a_question_asking_for_members_and_no_other():
     # A question about the object, asking for none of its members, gets no list of them.
     for other in ("Which WebSocket class does fastapi use?", "How do I close a WebSocket?"):
         assert "members:" not in compose_answer(other, refs), other
+
+
+SECURITY_REFERENCE = """[1] Security Tools (security.md)
+When you need to declare dependencies with OAuth2 scopes you use `Security()`.
+
+::: fastapi.security.APIKeyCookie
+
+::: fastapi.security.APIKeyHeader
+
+::: fastapi.security.APIKeyQuery
+
+[2] Security > API keys (security-guide.md)
+FastAPI provides several tools for each of these security schemes in the `fastapi.security`
+module."""
+
+
+def test_a_bare_reference_answers_a_question_naming_its_object_and_no_other():
+    refs = parse_references(SECURITY_REFERENCE)
+    # Named by three in four of its name's words, or as written: the object leads.
+    for asking, name in (
+            ("Is there a class in fastapi.security for reading an API key from a header?",
+             "APIKeyHeader"),
+            ("What is the import path for APIKeyQuery?", "APIKeyQuery")):
+        answer = compose_answer(asking, refs)
+        assert answer.split("\n\n")[1].startswith(
+            f"API reference: `fastapi.security.{name}`."), asking
+        # The other objects of the page, which the question does not name, are no points.
+        assert answer.count("API reference:") == 1, asking
+    # A question naming none of them gets no bare reference at all.
+    answer = compose_answer("Which module holds the security schemes?", refs)
+    assert "API reference:" not in answer
 
 
 def test_one_word_items_do_not_count_against_the_ten_key_points():

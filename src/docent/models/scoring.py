@@ -300,7 +300,8 @@ def score(
     # the one dropping 3.6, is about it; the version counts as one more word matched.
     asked = versions(question)
     # A list of members the question does not ask for weighs nothing in any word's rarity.
-    unasked = [_listing_not_asked(c.unit.text, question, wanted) for c in cands]
+    unasked = [_listing_not_asked(c.unit.text, question, wanted)
+               or _reference_not_asked(c.unit.text, wanted) for c in cands]
     matched = [set() if off else
                c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
                | _named_by_heading(c.unit.heading, wanted)
@@ -395,6 +396,28 @@ def _listing_not_asked(text: str, question: str, wanted: set[str]) -> bool:
     of_object = re.search(rf"\b{re.escape(owner.rsplit('.', 1)[-1])}\s+(?:object|class|instance)\b",
                           question, re.I)
     return not (named and of_object)
+
+
+# A reference page's object documented without a list of members ("API reference:
+# `fastapi.security.APIKeyHeader`.", see `docent.models.units`), and the words of its name.
+_REFERENCE = re.compile(r"^API reference: `([\w.]+)`\.$")
+_NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_NAMED_SHARE = 0.75
+
+
+def _reference_not_asked(text: str, wanted: set[str]) -> bool:
+    """Whether `text` is the bare reference of an object the question does not name: as
+    written (`TrustedHostMiddleware`), or by three in four of its name's words ("a class
+    for reading an API key out of a request header" names `APIKeyHeader`, not
+    `APIKeyCookie`). Unnamed, it says nothing the question asks."""
+    found = _REFERENCE.match(text)
+    if found is None:
+        return False
+    name = found.group(1).rsplit(".", 1)[-1]
+    if set(terms(name)) & wanted:
+        return False
+    parts = {t for part in _NAME_PARTS.findall(name) for t in terms(part)}
+    return not parts or len(parts & wanted) < _NAMED_SHARE * len(parts)
 
 
 # A sentence announcing what a program prints or answers ("You'll see Publisher Output:",

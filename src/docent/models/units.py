@@ -282,7 +282,8 @@ def split_units(body: str) -> list[Unit]:
             # Its indented options ("options:", "members:" and a list of names) configure
             # the docs build; the page shows the object's reference in their place, so
             # the names it lists are what the page says of it: "`fastapi.UploadFile`
-            # members: `file`, `filename`, ...".
+            # members: `file`, `filename`, ...". Listing none, it documents the object
+            # itself, and its name is what the page says: "API reference: `fastapi.Request`."
             members = []
             while i + 1 < len(lines) and re.match(r"[ \t]+\S", lines[i + 1]):
                 i += 1
@@ -291,6 +292,8 @@ def split_units(body: str) -> list[Unit]:
                     members.append(f"`{member.group(1)}`")
             if members:
                 add(f"`{stripped[3:].strip()}` members: {', '.join(members)}.", "prose")
+            else:
+                add(f"API reference: `{stripped[3:].strip()}`.", "prose")
         elif _HEADING.match(stripped):
             flush()
             heading = heading_title(_HEADING.sub("", stripped))[0]  # "CSRF Risk { #csrf-risk }"
