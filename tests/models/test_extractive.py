@@ -859,6 +859,19 @@ def test_one_word_items_of_an_announced_list_are_units():
     ]
 
 
+def test_link_only_items_of_an_announced_list_are_units():
+    # "For example:" announces the middlewares its items link to; the same links with no
+    # sentence announcing them (a breadcrumb, a "see also" list) stay chrome.
+    body = ("There are many other ASGI middlewares.\n\nFor example:\n\n"
+            "* [Uvicorn's `ProxyHeadersMiddleware`](https://github.com/kludex/uvicorn)\n"
+            "* [MessagePack](https://github.com/florimondmanca/msgpack-asgi)\n\n"
+            "That is all.\n\n* [Guide](/guide)\n* [Middleware](/guide/middleware)")
+    assert [u.text for u in split_units(body)] == [
+        "There are many other ASGI middlewares.", "For example:",
+        "[Uvicorn's `ProxyHeadersMiddleware`](https://github.com/kludex/uvicorn)",
+        "[MessagePack](https://github.com/florimondmanca/msgpack-asgi)", "That is all."]
+
+
 def test_a_one_word_label_over_a_list_says_whose_its_items_are():
     # Two lists of network parameters, each under its network's name.
     body = ("Key network information:\n\nTestnet:\n\n  * **Chain ID** : 50312\n\n"

@@ -233,7 +233,8 @@ def split_units(body: str) -> list[Unit]:
             shown = text if kind == "prose" else _shown(text)
             text = _ANSWER_LABEL.sub("", shown)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or label or not is_chrome(text) or (
-                kind == "item" and _one_word(text) and _announced(units, depth, heading)):
+                kind == "item" and (_one_word(text) or _LINK.search(text))
+                and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
     def flush() -> None:
