@@ -872,6 +872,15 @@ def test_link_only_items_of_an_announced_list_are_units():
         "[MessagePack](https://github.com/florimondmanca/msgpack-asgi)", "That is all."]
 
 
+def test_a_crawled_file_block_is_one_statement_of_the_file():
+    # GitBook's file block: size, link, type and "Open", each a line the crawl kept.
+    body = ("# MiCAR Whitepaper\n\n488KB\n\n[White Paper.pdf](https://files.example/wp.pdf)"
+            "\n\nPDF\n\nDownload[Open](https://files.example/wp.pdf)\n\n"
+            "12MB\n\nThe archive is large.")
+    assert [u.text for u in split_units(body)] == [
+        "[White Paper.pdf](https://files.example/wp.pdf): PDF, 488KB.", "The archive is large."]
+
+
 def test_a_one_word_label_over_a_list_says_whose_its_items_are():
     # Two lists of network parameters, each under its network's name.
     body = ("Key network information:\n\nTestnet:\n\n  * **Chain ID** : 50312\n\n"

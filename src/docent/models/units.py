@@ -216,7 +216,7 @@ def split_units(body: str) -> list[Unit]:
     """
     units: list[Unit] = []
     lines = _labelled_values(_named_paragraphs(_announced_list(rebuild_tables(
-        _code_opening(body.splitlines())))))
+        _file_embeds(_code_opening(body.splitlines()))))))
     paragraph: list[str] = []
     header: list[str] = []
     block = 0
@@ -442,6 +442,27 @@ def _with_sub_items(label: str, subs: list[str]) -> str:
         end = "" if sub.endswith((".", "!", "?", ":", ";")) else "." if k == len(subs) - 1 else ";"
         parts.append(sub + end)
     return " ".join([label.rstrip(), *parts])
+
+
+# GitBook's file block, as crawled: its size, the file's link, its type and an "Open" link,
+# each a line of its own ("488KB", "[Somnia_White Paper.pdf](…)", "PDF", "Download[Open](…)").
+_FILE_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[KMGT]?B")
+_FILE_LINK = re.compile(r"\[[^\]]+\]\([^)\s]+\)")
+_FILE_TYPE = re.compile(r"[A-Z0-9]{2,5}")
+_FILE_OPEN = re.compile(r"Download\s*\[Open\]\([^)\s]+\)")
+
+
+def _file_embeds(lines: list[str]) -> list[str]:
+    """A crawled file block as the one line a reader takes from it, "[Somnia_White
+    Paper.pdf](…): PDF, 488KB.", instead of four lines of chrome (a size, a link, a word)."""
+    kept = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
+    out = list(lines)
+    for k in range(len(kept) - 3):
+        (at, size), (_, link), (_, kind), (end, opener) = kept[k : k + 4]
+        if (_FILE_SIZE.fullmatch(size) and _FILE_LINK.fullmatch(link)
+                and _FILE_TYPE.fullmatch(kind) and _FILE_OPEN.fullmatch(opener)):
+            out[at : end + 1] = [f"{link}: {kind}, {size}."] + [""] * (end - at)
+    return out
 
 
 _LINK_LABEL = re.compile(r"^\[(?:\*\*)?([^\]*]{1,60})(?:\*\*)?\]\([^)]*\)$")
