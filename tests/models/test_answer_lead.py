@@ -1075,6 +1075,20 @@ However, there is no free lunch: it is slow. For this reason, the node compiles 
             "compiles only the contracts") in answer
 
 
+
+def test_a_statement_opening_on_but_and_or_comes_with_the_sentence_before_it():
+    # "But if the item did not exist..." only reads after what it turns from.
+    text = """[1] Status codes > Upserts (status.md)
+The endpoint returns 200 when the item exists and was updated. But if the item did not exist, \
+you create it and return the status code 201 for the upsert.
+
+Clients retry on 503."""
+    answer = compose_answer("Which status code does an upsert return when it creates the item?",
+                            parse_references(text), fake_vectors(["upsert", "creat"]))
+    assert answer.split("\n\n")[1].startswith(
+        "The endpoint returns 200 when the item exists and was updated. But if the item")
+
+
 STREAMING = """[1] Streaming > Stream data (stream.md)
 If you declare a streaming response class in your path function, you can yield each chunk of data in turn from that streaming path function.
 

@@ -102,7 +102,7 @@ _INTRO_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
 # A lead opening with these leans on the sentence before it, which then opens the answer.
 _POINTS_BACK = re.compile(
-    r"(?:this|that|these|those|it|they|there|so|thus|therefore|hence"
+    r"(?:this|that|these|those|it|they|there|so|thus|therefore|hence|but|and|or"
     r"|(?:because\s+of|for)\s+(?:this|that)(?:\s+reason)?)\b",
     re.I,
 )
@@ -620,7 +620,8 @@ def _label_of(item: Candidate, cands: list[Candidate]) -> Candidate | None:
 
 def _said_before(lead: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The sentence before a lead that points back to it ("This allows users to see their
-    Primary Domains...": what allows it is said just before), in the same paragraph or as
+    Primary Domains...": what allows it is said just before) or turns from it ("But if the
+    data didn't exist...", "And then..."), in the same paragraph or as
     the whole paragraph before ("You can use `bump-pydantic`..." over "This tool will
     help you...")."""
     if not _POINTS_BACK.match(lead.unit.text.lstrip("*_ ")):
