@@ -324,7 +324,9 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
         r"|\bwhat\s+(?:apy|apr)\b"
         r"|\bhow\s+much\s+(?:gas|fees?)\b"
         r"|\b(?:what|which)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:[\w.'’-]+\s+){0,3}?(?:price|pricing|cost|"
-        r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b(?!\s+feed)")),
+        r"fee|(?<!\bin\s)charge(?!\s+of\b)|apy|apr|interest\s+rate)s?\b"
+        # "Which PRICE PAIRS does the oracle provide?", "price feeds": a kind of data
+        r"(?!\s+(?:feeds?|pairs?|oracles?|data|updates?|sources?|streams?)\b)")),
     ("size", re.compile(
         r"\b" + _LONG_TEXT + r"|\bhow\s+much\s+(?:memory|ram|disk|storage|space|bandwidth)\b"
         r"|\b(?:in|how\s+many)\s+(?:bytes|kilobytes|megabytes|gigabytes|kb|mb|gb)\b"

@@ -450,6 +450,9 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Is there a polygon count or file size limit for uploaded models?",
      Measure("size", ("file",))),
     ("What is the address of the ETH/USD price feed?", Measure("number")),
+    # "price" naming a kind of data ("price pairs", "price feeds") asks for no amount
+    ("Which price pairs does the oracle provide feeds for?", Measure("number")),
+    ("Which price feeds are live on testnet?", Measure("number")),
     ("What is the largest markdown file size docent will ingest?",
      Measure("size", ("markdown", "file"))),
     ("What is the default chunk size?", Measure("size", ("chunk",))),
