@@ -233,7 +233,7 @@ def split_units(body: str) -> list[Unit]:
             shown = text if kind == "prose" else _shown(text)
             text = _ANSWER_LABEL.sub("", shown)  # FAQ pages: "A: The limit is 3."
         if kind == "code" or label or not is_chrome(text) or (
-                kind == "item" and (_one_word(text) or _LINK.search(text))
+                kind == "item" and (_one_word(text) or _NAMED_LINK.search(text))
                 and _announced(units, depth, heading)):
             units.append(Unit(text, kind, block, depth, heading=heading))
 
@@ -444,6 +444,8 @@ def _with_sub_items(label: str, subs: list[str]) -> str:
     return " ".join([label.rstrip(), *parts])
 
 
+# A link named in words (not an image): an announced list's item may be only that.
+_NAMED_LINK = re.compile(r"(?<!!)\[[^\]]*\w[^\]]*\]\([^)]*\)")
 # GitBook's file block, as crawled: its size, the file's link, its type and an "Open" link,
 # each a line of its own ("488KB", "[Somnia_White Paper.pdf](…)", "PDF", "Download[Open](…)").
 _FILE_SIZE = re.compile(r"\d+(?:\.\d+)?\s?[KMGT]?B")
@@ -455,6 +457,8 @@ _FILE_OPEN = re.compile(r"Download\s*\[Open\]\([^)\s]+\)")
 def _file_embeds(lines: list[str]) -> list[str]:
     """A crawled file block as the one line a reader takes from it, "[Somnia_White
     Paper.pdf](…): PDF, 488KB.", instead of four lines of chrome (a size, a link, a word)."""
+    if not any("[Open](" in line for line in lines):
+        return lines  # (no file block: most passages)
     kept = [(i, line.strip()) for i, line in enumerate(lines) if line.strip()]
     out = list(lines)
     for k in range(len(kept) - 3):
