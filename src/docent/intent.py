@@ -153,6 +153,18 @@ _EXAMPLE = re.compile(r"\b(?:the|this|that|its|their)\s+(?:[\w.'-]+\s+){0,4}?"
 _ALTERNATIVES = re.compile(r"\w\s+or\s+(?!so\b|not\b|something\b|anything\b)\w", re.I)
 
 
+# "WHICH DECENTRALIZED EXCHANGE shows up among...?": the kind of thing a which-question asks
+# to be named, one or two words after "which".
+_KIND_ASKED = re.compile(r"^\s*which\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?!of\b)", re.I)
+
+
+def kind_asked(question: str) -> str | None:
+    """The kind of thing a question opening "Which ..." asks for ("decentralized exchange"
+    of "Which decentralized exchange shows up...?"); None for any other question."""
+    m = _KIND_ASKED.match(_typed(question))
+    return m.group(1) if m else None
+
+
 def offers_alternatives(question: str) -> bool:
     """Whether the question offers things to choose from, whose answer may name one of
     them in the question's own words."""

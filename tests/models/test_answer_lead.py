@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from docent.evaluation.metrics import lead_statement
-from docent.intent import asks_for_url, asks_where_to_read, intent_of, measure_of, set_aside
+from docent.intent import (
+    asks_for_url,
+    asks_where_to_read,
+    intent_of,
+    kind_asked,
+    measure_of,
+    set_aside,
+)
 from docent.models.compose import compose_answer
 from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
 from docent.models.text import parse_references, terms
@@ -1087,6 +1094,27 @@ Clients retry on 503."""
                             parse_references(text), fake_vectors(["upsert", "creat"]))
     assert answer.split("\n\n")[1].startswith(
         "The endpoint returns 200 when the item exists and was updated. But if the item")
+
+
+
+SHOWCASE = """[1] Ecosystem > Showcase (showcase.md)
+The Somnia ecosystem showcase lists the decentralized projects built on Somnia.
+
+Tokos is a decentralized lending protocol on Somnia. Harbor Swap is a decentralized exchange \
+(DEX) on Somnia for trading tokens."""
+
+
+def test_a_which_question_is_led_by_the_statement_naming_one_of_its_kind():
+    question = "Which decentralized exchange is among the Somnia ecosystem showcase projects?"
+    assert kind_asked(question) == "decentralized exchange"
+    answer = compose_answer(question, parse_references(SHOWCASE),
+                            fake_vectors(["decentraliz", "ecosystem", "showcase"]))
+    assert answer.split("\n\n")[1].startswith("Harbor Swap is a decentralized exchange")
+    # Asking for several of a kind, the statement of one does not lead.
+    plural = "Which decentralized protocols are among the Somnia ecosystem showcase projects?"
+    answer = compose_answer(plural, parse_references(SHOWCASE),
+                            fake_vectors(["decentraliz", "ecosystem", "showcase"]))
+    assert not answer.split("\n\n")[1].startswith("Tokos is")
 
 
 STREAMING = """[1] Streaming > Stream data (stream.md)

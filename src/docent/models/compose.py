@@ -41,6 +41,7 @@ from docent.intent import (
     asks_for_value,
     asks_how_often,
     intent_of,
+    kind_asked,
     measure_of,
     offers_alternatives,
     set_aside,
@@ -100,6 +101,8 @@ _NAMING_LEAD_SHARE = 0.85
 # (over the read sets: leads +4 -2, keywords unchanged).
 _INTRO_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
+# "Somnia Exchange is a gamified decentralized exchange": a name said to be of a kind.
+_IS_A = re.compile(r"^[^.,;:]{1,60}?\s(?:is|are)\s+(?:a|an|one\s+of|the)\b", re.I)
 # A lead opening with these leans on the sentence before it, which then opens the answer.
 _POINTS_BACK = re.compile(
     r"(?:this|that|these|those|it|they|there|so|thus|therefore|hence|but|and|or"
@@ -233,6 +236,16 @@ def compose_parts(
     # the best, before one only naming the tool.
     url_asked = asks_for_url(question)
 
+    # "Which decentralized exchange...?": "Somnia Exchange is a gamified decentralized
+    # exchange (DEX)" says which one is of that kind.
+    # One of a kind only: "Which wallet providers are listed?" asks for all of them.
+    asked_kind = kind_asked(question) if intent.kind == "name" else None
+    kind = set(terms(asked_kind)) if asked_kind and not asked_kind.endswith("s") else set()
+
+    def of_kind(c: Candidate) -> bool:
+        return (bool(kind) and c.score >= _VALUE_LEAD_SHARE * top and kind <= c.terms
+                and _IS_A.match(c.unit.text) is not None)
+
     def gives_url(c: Candidate) -> bool:
         return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
                 and _WEB_ADDRESS.search(c.unit.text) is not None)
@@ -267,6 +280,7 @@ def compose_parts(
             not other_network(c),
             *value_lead(c),
             gives_url(c),
+            of_kind(c),
             labelled(c),
             (naming and c.score >= _NAMING_LEAD_SHARE * top
              and c.page == best_match.page and names_new(c.unit.text, wanted))
