@@ -1117,6 +1117,19 @@ def test_a_which_question_is_led_by_the_statement_naming_one_of_its_kind():
     assert not answer.split("\n\n")[1].startswith("Tokos is")
 
 
+
+def test_a_whole_class_said_to_be_of_the_kind_asked_names_none_of_it():
+    # "Every ... setting is an environment variable" says what all settings are, and does
+    # not answer which one sets the model; the statement naming one does.
+    text = """[1] Configuration > Settings (configuration.md)
+Every docent setting is an environment variable that sets a Gemini model or a limit.
+
+`DOCENT_GEMINI_MODEL` is the environment variable naming the Gemini model to call."""
+    answer = compose_answer("Which environment variable sets the Gemini model?",
+                            parse_references(text), fake_vectors(["gemini"]))
+    assert answer.split("\n\n")[1].startswith("`DOCENT_GEMINI_MODEL` is the")
+
+
 STREAMING = """[1] Streaming > Stream data (stream.md)
 If you declare a streaming response class in your path function, you can yield each chunk of data in turn from that streaming path function.
 

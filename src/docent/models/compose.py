@@ -101,8 +101,11 @@ _NAMING_LEAD_SHARE = 0.85
 # (over the read sets: leads +4 -2, keywords unchanged).
 _INTRO_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
-# "Somnia Exchange is a gamified decentralized exchange": a name said to be of a kind.
-_IS_A = re.compile(r"^[^.,;:]{1,60}?\s(?:is|are)\s+(?:a|an|one\s+of|the)\b", re.I)
+# "Somnia Exchange is a gamified decentralized exchange": a name said to be of a kind; not
+# a whole class ("Every docent setting is an environment variable...") nor a pronoun.
+_IS_A = re.compile(
+    r"^(?!(?i:every|each|all|any|this|that|these|those|the|a|an|it|they|there|its|their|our"
+    r"|your|some|most|many|one)\b)[`*A-Z][^.,;:]{0,60}?\s(?:is|are)\s+(?:a|an|one\s+of|the)\b")
 # A lead opening with these leans on the sentence before it, which then opens the answer.
 _POINTS_BACK = re.compile(
     r"(?:this|that|these|those|it|they|there|so|thus|therefore|hence|but|and|or"
