@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from docent.api.app import create_app
 from docent.config import load_settings
+from docent.evaluation.metrics import lead_statement
 from docent.exit_reasons import REFUSAL
 from docent.ingest import ingest_path
 from docent.retrieval.retriever import build_retriever
@@ -136,3 +137,23 @@ def test_ingest_script_reports_and_is_incremental(tmp_path):
     missing = run(str(tmp_path / "nope"))
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     assert "nope" in missing.stderr
+
+
+@pytest.mark.parametrize("question, lead", [
+    ("Which environment variable sets the Gemini model?", "`DOCENT_GEMINI_MODEL`"),
+    ("What happens when the rate limit is hit?", "HTTP 429"),
+    ("Do I need an API key or a database server to run docent?", "no API key"),
+    ("What does MAX_TURNS_REACHED mean?", "`MAX_TURNS_REACHED` means"),
+    ("How do I read the /chat/stream response in a web page?", "`fetch`"),
+])
+def test_the_example_questions_lead_with_their_answer(client, question, lead):
+    # The questions users were first shown answers to: the first statement answers them.
+    body = client.post("/chat", json={"message": question}).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert lead in lead_statement(body["response"]), body["response"]
+
+
+def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
+    body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
+    assert body["response"] == REFUSAL
+    assert body["sources"] == []
