@@ -239,19 +239,19 @@ def compose_parts(
     # the best, before one only naming the tool.
     url_asked = asks_for_url(question)
 
+    def gives_url(c: Candidate) -> bool:
+        return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
+                and _WEB_ADDRESS.search(c.unit.text) is not None)
+
     # "Which decentralized exchange...?": "Somnia Exchange is a gamified decentralized
-    # exchange (DEX)" says which one is of that kind.
-    # One of a kind only: "Which wallet providers are listed?" asks for all of them.
+    # exchange (DEX)" says which one is of that kind. One of a kind only: "Which wallet
+    # providers are listed?" asks for all of them.
     asked_kind = kind_asked(question) if intent.kind == "name" else None
     kind = set(terms(asked_kind)) if asked_kind and not asked_kind.endswith("s") else set()
 
     def of_kind(c: Candidate) -> bool:
         return (bool(kind) and c.score >= _VALUE_LEAD_SHARE * top and kind <= c.terms
                 and _IS_A.match(c.unit.text) is not None)
-
-    def gives_url(c: Candidate) -> bool:
-        return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
-                and _WEB_ADDRESS.search(c.unit.text) is not None)
 
     # "...the USDC address on Somnia mainnet?": a statement of the other network (a testnet
     # price feed's address, under "Somnia Testnet Price Feeds") does not lead.

@@ -35,7 +35,7 @@ from typing import TypeGuard
 from docent.intent import Intent, Measure, asks_where_to_read, defined_term, measure_of
 from docent.models.text import Reference, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
-from docent.models.units import Unit, split_units
+from docent.models.units import Unit, referenced, split_units
 from docent.retrieval.bm25 import stem
 from docent.retrieval.evidence import counts_of, states_kind
 from docent.retrieval.types import WARM_CHUNKS
@@ -398,9 +398,7 @@ def _listing_not_asked(text: str, question: str, wanted: set[str]) -> bool:
     return not (named and of_object)
 
 
-# A reference page's object documented without a list of members ("API reference:
-# `fastapi.security.APIKeyHeader`.", see `docent.models.units`), and the words of its name.
-_REFERENCE = re.compile(r"^API reference: `([\w.]+)`\.$")
+# The words of a name: `APIKeyHeader` is "API", "Key", "Header".
 _NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _NAMED_SHARE = 0.75
 
@@ -410,10 +408,10 @@ def _reference_not_asked(text: str, wanted: set[str]) -> bool:
     written (`TrustedHostMiddleware`), or by three in four of its name's words ("a class
     for reading an API key out of a request header" names `APIKeyHeader`, not
     `APIKeyCookie`). Unnamed, it says nothing the question asks."""
-    found = _REFERENCE.match(text)
+    found = referenced(text)
     if found is None:
         return False
-    name = found.group(1).rsplit(".", 1)[-1]
+    name = found.rsplit(".", 1)[-1]
     if set(terms(name)) & wanted:
         return False
     parts = {t for part in _NAME_PARTS.findall(name) for t in terms(part)}

@@ -294,7 +294,7 @@ def split_units(body: str) -> list[Unit]:
             if members:
                 add(f"`{stripped[3:].strip()}` members: {', '.join(members)}.", "prose")
             else:
-                add(f"API reference: `{stripped[3:].strip()}`.", "prose")
+                add(reference_statement(stripped[3:].strip()), "prose")
         elif _HEADING.match(stripped):
             flush()
             heading = heading_title(_HEADING.sub("", stripped))[0]  # "CSRF Risk { #csrf-risk }"
@@ -343,6 +343,22 @@ def split_units(body: str) -> list[Unit]:
         i += 1
     flush()
     return _first_item_depth(units, opening)
+
+
+# The statement of a reference page's object documented without a list of members.
+_REFERENCE = re.compile(r"^API reference: `([\w.]+)`\.$")
+
+
+def reference_statement(name: str) -> str:
+    """What a reference page says of an object it documents without listing members."""
+    return f"API reference: `{name}`."
+
+
+def referenced(text: str) -> str | None:
+    """The object a unit of `reference_statement` names ("fastapi.security.APIKeyHeader");
+    None for any other unit."""
+    found = _REFERENCE.match(text)
+    return found.group(1) if found else None
 
 
 # A one-word label over a list: "Testnet:", "Pre-requisites:" (not a FAQ's "A:", nor a
