@@ -9,7 +9,7 @@ from docent.exit_reasons import REFUSAL
 from docent.models.compose import compose_answer
 from docent.models.extractive import ExtractiveChatModel, condense_query
 from docent.models.text import Reference, parse_references
-from docent.models.units import split_units
+from docent.models.units import listed, referenced, split_units
 from docent.prompts import MAX_QUERY_CHARS
 from tests.fakes import FakeRetriever
 
@@ -917,6 +917,12 @@ def test_mkdocstrings_options_are_not_units_but_the_members_they_list_are_one():
     bare = "::: fastapi.responses.ORJSONResponse\n    options:\n        show_root_heading: true"
     assert [u.text for u in split_units(bare)] == [
         "API reference: `fastapi.responses.ORJSONResponse`."]
+    # The answerer reads both statements back with the module that writes them.
+    listing, reference = split_units(body)[0].text, split_units(bare)[0].text
+    assert listed(listing) == ("fastapi.responses.ORJSONResponse", ["charset", "render"])
+    assert referenced(reference) == "fastapi.responses.ORJSONResponse"
+    assert listed(reference) is None and referenced(listing) is None
+    assert listed("`fastapi.UploadFile` members: read the file.") is None
 
 
 SOCKET_REFERENCE = """[1] WebSockets (websockets.md)

@@ -35,7 +35,7 @@ from typing import TypeGuard
 from docent.intent import Intent, Measure, asks_where_to_read, defined_term, measure_of
 from docent.models.text import Reference, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
-from docent.models.units import Unit, referenced, split_units
+from docent.models.units import Unit, listed, referenced, split_units
 from docent.retrieval.bm25 import stem
 from docent.retrieval.evidence import counts_of, states_kind
 from docent.retrieval.types import WARM_CHUNKS
@@ -369,9 +369,7 @@ def score(
     return out
 
 
-# A reference page's list of an object's members ("`fastapi.UploadFile` members: `file`,
-# `filename`, ..."), and a question asking for members of something.
-_LISTING = re.compile(r"^`[\w.]+` members: `")
+# A question asking for members of something.
 _ASKS_MEMBERS = re.compile(r"\b(?:methods?|attributes?|members?|propert(?:y|ies)|fields?)\b",
                            re.I)
 
@@ -385,11 +383,10 @@ def _listing_not_asked(text: str, question: str, wanted: set[str]) -> bool:
     ORJSONResponse still the recommended way?" gets no `render`, `set_cookie`, ... of the
     class it names, and "which version documents *webhooks*?" not the hundred members of
     `FastAPI`."""
-    if not _LISTING.match(text):
+    found = listed(text)
+    if found is None or _ASKS_MEMBERS.search(question):
         return False
-    if _ASKS_MEMBERS.search(question):
-        return False
-    owner, *members = re.findall(r"`([\w.]+)`", text)
+    owner, members = found
     named = {m for m in members if m.lower() in wanted or set(terms(m)) <= wanted}
     if any("_" in m for m in named):
         return False

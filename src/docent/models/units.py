@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -290,9 +291,9 @@ def split_units(body: str) -> list[Unit]:
                 i += 1
                 member = _MEMBER.match(lines[i])
                 if member:
-                    members.append(f"`{member.group(1)}`")
+                    members.append(member.group(1))
             if members:
-                add(f"`{stripped[3:].strip()}` members: {', '.join(members)}.", "prose")
+                add(listing_statement(stripped[3:].strip(), members), "prose")
             else:
                 add(reference_statement(stripped[3:].strip()), "prose")
         elif _HEADING.match(stripped):
@@ -359,6 +360,24 @@ def referenced(text: str) -> str | None:
     None for any other unit."""
     found = _REFERENCE.match(text)
     return found.group(1) if found else None
+
+
+# The statement of a reference page's object listed with its members.
+_LISTING = re.compile(r"^`([\w.]+)` members: (`[\w.]+`(?:, `[\w.]+`)*)\.$")
+
+
+def listing_statement(name: str, members: Sequence[str]) -> str:
+    """What a reference page says of an object it documents by a list of members:
+    "`fastapi.UploadFile` members: `file`, `filename`, ..."."""
+    return f"`{name}` members: {', '.join(f'`{m}`' for m in members)}."
+
+
+def listed(text: str) -> tuple[str, list[str]] | None:
+    """(the object, its members) of a unit of `listing_statement`; None for any other."""
+    found = _LISTING.match(text)
+    if found is None:
+        return None
+    return found.group(1), re.findall(r"`([\w.]+)`", found.group(2))
 
 
 # A one-word label over a list: "Testnet:", "Pre-requisites:" (not a FAQ's "A:", nor a
