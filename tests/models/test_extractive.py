@@ -6,6 +6,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 
 from docent.agent.tools import SEARCH_TOOL, make_search_tool
 from docent.exit_reasons import REFUSAL
+from docent.intent import intent_of
 from docent.models.compose import compose_answer
 from docent.models.extractive import ExtractiveChatModel, condense_query
 from docent.models.text import Reference, parse_references
@@ -98,29 +99,36 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "What chain ID does the Shannon testnet use?")
     assert condense_query("How fast are its reads?", ["What is IceDB used for?"]) == (
         "How fast are IceDB's reads?")
-    # an earlier question that names no subject this way, or several things: prefixed instead
+    # an earlier question that names no subject this way, or several things: it sets the
+    # scene instead, and what is asked is read from the question asked now
     assert condense_query("How do I configure it?", ["Can I cache searches?"]) == (
-        "Can I cache searches? How do I configure it?")
+        "Can I cache searches. How do I configure it?")
     assert condense_query("When should I use them?", ["What is the difference between A and B?"]
-                          ) == "What is the difference between A and B? When should I use them?"
+                          ) == "What is the difference between A and B. When should I use them?"
+    cached = condense_query("How long does an entry stay in it?", ["Why does docent cache answers?"])
+    assert cached == "Why does docent cache answers. How long does an entry stay in it?"
+    assert intent_of(cached).kind == "value"  # a duration, not why
+    # "How do I ...?" is about doing something, not about a subject "it" could stand for
+    assert condense_query("What format is it in?", ["How do I stream answers?"]) == (
+        "How do I stream answers. What format is it in?")
     assert condense_query("How do I change the tool-call limit?", ["What is docent?"]) == (
         "How do I change the tool-call limit?"
     )
     # an ellipsis, no pronoun: it asks about what the earlier question asked about
     walking = "What are the keyboard controls for walking around a world?"
     assert condense_query("what about going faster?", [walking]) == (
-        f"{walking} what about going faster?")
+        f"{walking[:-1]}. what about going faster?")
     assert condense_query("And with Foundry?", ["How do I verify a contract with Hardhat?"]) == (
-        "How do I verify a contract with Hardhat? And with Foundry?")
+        "How do I verify a contract with Hardhat. And with Foundry?")
     assert condense_query("Android devices run it?", ["What is docent?"]) == (
         "Android devices run docent?")
     assert condense_query("anything", []) == "anything"
     # a third turn: the second one standalone first, so the first turn's subject is kept
     chain = ["What is the Shannon testnet?", "What chain ID does it use?"]
     assert condense_query("And the RPC URL?", chain) == (
-        "What chain ID does the Shannon testnet use? And the RPC URL?")
+        "What chain ID does the Shannon testnet use. And the RPC URL?")
     assert condense_query("Is it free?", [*chain, "And the RPC URL?"]) == (
-        "What chain ID does the Shannon testnet use? And the RPC URL? Is it free?")
+        "What chain ID does the Shannon testnet use. And the RPC URL. Is it free?")
     # a short question that names its own subject stands alone
     assert condense_query("What is the default turn limit?", ["How do I change the tool-call limit?"]) == (
         "What is the default turn limit?")

@@ -73,6 +73,7 @@ _SUBJECT = re.compile(
 )
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _MAX_SUBJECT_WORDS = 6
+_PERSON = re.compile(r"(?:i|we|you)\b", re.I)
 _SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
@@ -94,8 +95,16 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
             named, replaced = _PRONOUN.subn(lambda m: _naming(m.group(0), subject), question, 1)
             if replaced:
                 return named
-        return f"{previous} {question}"
+        return f"{_as_scene(previous)} {question}"
     return question
+
+
+def _as_scene(question: str) -> str:
+    """An earlier question as a sentence setting the scene for the one asked now: what
+    the answer should be is then read from the question asked now alone ("How long does
+    an entry stay in it?" asks for a duration, though "Why does docent cache answers?"
+    came first)."""
+    return question.rstrip().rstrip("?!.").rstrip() + "."
 
 
 def _subject(question: str) -> str | None:
@@ -104,6 +113,8 @@ def _subject(question: str) -> str | None:
     if m is None:
         return None
     subject = m.group("subject").strip()
+    if _PERSON.match(subject):
+        return None  # "How do I stream answers?" asks how to do something, about no subject
     if len(subject.split()) > _MAX_SUBJECT_WORDS or _SEVERAL.search(subject):
         return None  # "the difference between A and B": "them" is A and B, not the difference
     return subject
