@@ -8,7 +8,8 @@ from docent.agent.tools import SEARCH_TOOL, make_search_tool
 from docent.exit_reasons import REFUSAL
 from docent.intent import intent_of
 from docent.models.compose import compose_answer
-from docent.models.extractive import ExtractiveChatModel, condense_query
+from docent.models.extractive import ExtractiveChatModel
+from docent.models.followup import condense_query
 from docent.models.text import Reference, parse_references
 from docent.models.units import listed, referenced, split_units
 from docent.prompts import MAX_QUERY_CHARS
