@@ -157,3 +157,17 @@ def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
     assert body["response"] == REFUSAL
     assert body["sources"] == []
+
+
+@pytest.mark.parametrize("question", [
+    "My docs are in a private Git repository. How do I ingest them?",
+    "What is MAX_TURNS_REACHED and how do I avoid it?",
+])
+def test_a_new_question_in_a_conversation_is_answered_as_if_asked_alone(client, question):
+    # A pronoun whose thing the question names itself does not pull in the previous turn.
+    alone = client.post("/chat", json={"message": question}).json()
+    first = client.post("/chat", json={"message": "How do I change the tool-call limit?"}).json()
+    after = client.post("/chat", json={"message": question,
+                                       "session_id": first["session_id"]}).json()
+    assert after["metadata"]["session_status"] == "continued"
+    assert after["response"] == alone["response"]

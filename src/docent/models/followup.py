@@ -13,9 +13,57 @@ from collections.abc import Sequence
 
 from docent.models.text import terms
 
-_FOLLOWUP_WORDS = frozenset(
-    "it its this that these those they them their there one ones he she his her".split()
+# Words that point back at the previous turn: "What chain ID does IT use?", "What's the
+# msg text in THAT error?", "the Spanish ONE", "anything in THERE?", "Is there AN EQUIVALENT
+# for websockets?"...
+_POINTER = re.compile(
+    r"\b(?:it|its|this|that|these|those|they|them|their|there|ones?|he|she|his|her)\b"
+    r"|\b(?:an?|the)\s+(?:equivalent|counterpart|alternative)\b",
+    re.I,
 )
+# ... but not as a question of its own uses them: "Is THERE a tool...?", "a fake ONE",
+# "an endpoint THAT only updates the fields the client sent", "How much does IT cost to
+# launch...?", "Is IT possible to...?" ("that" points when it ends its sentence or nearly:
+# "in that error?", "for that, or...", "that one", or after a verb or preposition).
+_TO = r"(?:\s+[\w'-]+)?\s+to\b"
+# ("that" after these is the thing talked about: "How much gas does THAT cost for a day?")
+_TAKES_THAT = "does do did is was will would can in on for with of about from to by into"
+_NOT_POINTING = re.compile(
+    r"\b(?:is|are|was|were)\s+there\b|\bthere(?=\s+(?:is|are|was|were)\b|'s)"
+    r"|\b(?:a|an)\s+(?:[\w-]+\s+)?ones?\b"
+    r"|" + "".join(rf"(?<!\b{w}\s)" for w in _TAKES_THAT.split())
+    + r"\bthat\b(?!\s*(?:,|ones?\b)|(?:\s+[\w'-]+){0,3}\s*(?:[?.!]|$))"
+    rf"|\bit(?=\s+(?:costs?|takes?){_TO})"
+    rf"|\b(?:is|was)\s+it(?=\s+(?:possible|necessary|safe|ok|okay|better|best|recommended){_TO})",
+    re.I,
+)
+# "one" points back as "which one", "the Spanish one", "one of them"; "on one server" counts
+# and "one of my docs" picks.
+_ONE = re.compile(r"\bones?\b", re.I)
+_ONE_POINTS = re.compile(r"\b(?:which|each|that|this|the(?:\s+[\w-]+){0,2})\s+ones?\b"
+                         r"|\bones?(?=\s*(?:[?.!,;:]|$)|\s+of\s+(?:them|these|those)\b)", re.I)
+# A pointer stands for what the question itself names before it when a clause comes first
+# ("What is Cuthbert AND what does it protect against?", "My app is served behind a proxy.
+# How do I fix it?", "I need test tokens - where do I get them?") and that clause names a
+# thing: a capitalised word not opening a sentence (not "I"), code, a dotted or slashed
+# name, or a noun after a determiner.
+_CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b|\b(?:and|or)\s+(?=(?:"
+                           r"what|which|how|where|why|who|when|can|could|do|does|did|is|are"
+                           r"|should|will|would)\b)", re.I)
+_NAMES_A_THING = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w.-]*|`[^`]+`|\b\w+[._/]\w+"
+    r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)",
+    re.M,
+)
+# So does a personal pronoun after a name in its own clause ("How do I close an UploadFile
+# once I'm finished with IT?", "What vision does Somnia describe for ITS blockchain?"): a
+# name with a lower-case letter, not an acronym ("Which HTTP library is it based on?"),
+# and not one the pronoun is compared with ("When would I use Security() instead of it?").
+_PERSONAL = re.compile(r"it|its|they|them|their", re.I)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w.-]*[a-z][\w.-]*|`[^`]+`|\b\w+[._/]\w+", re.M)
+_COMPARED = re.compile(r"\b(?:instead\s+of|rather\s+than|than|unlike|versus|vs\.?|compared\s+"
+                       r"(?:to|with)|besides)\s*$|^\s*(?:besides|apart\s+from|other\s+than)\b",
+                       re.I)
 
 
 _ELLIPTICAL = re.compile(r"\s*(?:and|also|what\s+about|how\s+about|same\s+for)\b", re.I)
@@ -36,25 +84,48 @@ _SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
 def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
-    """A standalone question for a follow-up that leans on the previous turn: its first
-    pronoun replaced by what that turn asked about ("What chain ID does it use?" after
-    "What is the Shannon testnet?": "What chain ID does the Shannon testnet use?"), else
-    the previous question prefixed; the previous question standalone in turn, so a third
-    turn ("And the RPC URL?") still knows what the first was about."""
+    """A standalone question for a follow-up that leans on the previous turn: the pronoun
+    pointing back replaced by what that turn asked about ("What chain ID does it use?"
+    after "What is the Shannon testnet?": "What chain ID does the Shannon testnet use?"),
+    else the previous question prefixed as its scene; the previous question standalone in
+    turn, so a third turn ("And the RPC URL?") still knows what the first was about. A
+    question that points at nothing before it, or at what it names itself ("What is
+    Cuthbert and what does it protect against?"), is asked as it is: a new topic in the
+    same conversation."""
     if not earlier_questions:
         return question
-    words = set(re.findall(r"[a-z']+", question.lower()))
-    # A pronoun, nothing else, or an ellipsis ("what about going faster?", "And with
-    # Foundry?"): it asks about what the turn before asked about.
-    if words & _FOLLOWUP_WORDS or len(terms(question)) <= 1 or _ELLIPTICAL.match(question):
+    pointer = _pointer(question)
+    # A word pointing back, nothing else, or an ellipsis ("what about going faster?", "And
+    # with Foundry?"): it asks about what the turn before asked about.
+    if pointer is not None or len(terms(question)) <= 1 or _ELLIPTICAL.match(question):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
         subject = _subject(previous)
-        if subject:
-            named, replaced = _PRONOUN.subn(lambda m: _naming(m.group(0), subject), question, 1)
-            if replaced:
-                return named
+        pronoun = _PRONOUN.search(question, pointer) if pointer is not None else None
+        if subject and pronoun:
+            named = _naming(pronoun.group(0), subject)
+            return f"{question[:pronoun.start()]}{named}{question[pronoun.end():]}"
         return f"{_as_scene(previous)} {question}"
     return question
+
+
+def _pointer(question: str) -> int | None:
+    """Where `question` first points back at an earlier turn; None when it does not, or when
+    what it points at is named in the question itself (see `_NAMES_A_THING`)."""
+    masked = _NOT_POINTING.sub(lambda m: "_" * len(m.group(0)), question)
+    counted = {m.end() for m in _ONE_POINTS.finditer(masked)}
+    masked = _ONE.sub(lambda m: m.group(0) if m.end() in counted else "_" * len(m.group(0)),
+                      masked)
+    found = _POINTER.search(masked)
+    if found is None:
+        return None
+    before = question[: found.start()]
+    clauses = list(_CLAUSE_BREAK.finditer(before))
+    if clauses and _NAMES_A_THING.search(before[: clauses[-1].start()].strip()):
+        return None
+    if (_PERSONAL.fullmatch(found.group(0)) and _NAME.search(before.strip())
+            and not _COMPARED.search(before)):
+        return None
+    return found.start()
 
 
 def _as_scene(question: str) -> str:
