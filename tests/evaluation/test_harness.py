@@ -123,6 +123,7 @@ def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
 
     (pair,) = report["followups"]
     assert pair["recall_at_5"] and s["followup_recall_at_5"] == 1.0
+    assert s["followup_lead_keyword_rate"] == float(pair["lead_has_keyword"])
     assert pair["first_retrieved"] and pair["retrieved"]
 
     # A rerun skips the unchanged files and scores the same.

@@ -157,6 +157,10 @@ def score_followup(item: Record, first: Run, second: Run) -> Record:
         "recall_at_5": m.recall_at(second.retrieved, gold, 5),
         "keyword_hit": not missing,
         "missing_keywords": missing,
+        "lead_has_keyword": (
+            m.lead_has_keyword(resp["response"], item["answer_keywords"])
+            if item.get("answer_keywords") else None
+        ),
         "citations_valid": not bad_cites and not m.invalid_citations(
             first.response["response"], first.response["sources"]
         ),
@@ -196,6 +200,8 @@ def summarize(questions: Sequence[Record], followups: Sequence[Record]) -> Recor
             followups=len(followups),
             followup_recall_at_5=m.rate(r["recall_at_5"] for r in followups),
             followup_keyword_hit_rate=m.rate(r["keyword_hit"] for r in followups),
+            followup_lead_keyword_rate=m.rate(r["lead_has_keyword"] for r in followups
+                                              if r["lead_has_keyword"] is not None),
             followup_latency_p50_ms=m.percentile([r["latency_ms"] for r in followups], 50),
         )
     return summary

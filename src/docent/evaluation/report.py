@@ -19,6 +19,7 @@ TARGETS: list[tuple[str, str, bool, float]] = [
     ("false_refusal_rate", "answerable refused (false)", False, 0.05),
     ("followup_recall_at_5", "follow-up recall@5 (turn 2)", True, 0.90),
     ("followup_keyword_hit_rate", "follow-up keywords (turn 2)", True, 0.0),
+    ("followup_lead_keyword_rate", "follow-up first statement has a keyword", True, 0.0),
 ]
 
 _HEADER = f"{'id':<22} {'type':<12} {'rank':>4} {'kw':>3} {'cite':>4} {'gold':>4}  " \
