@@ -130,9 +130,18 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "What chain ID does the Shannon testnet use. And the RPC URL?")
     assert condense_query("Is it free?", [*chain, "And the RPC URL?"]) == (
         "What chain ID does the Shannon testnet use. And the RPC URL. Is it free?")
-    # a short question that names its own subject stands alone
-    assert condense_query("What is the default turn limit?", ["How do I change the tool-call limit?"]) == (
-        "What is the default turn limit?")
+    # a short question naming what it asks about only as "the ...": the conversation's thing
+    limit = "How do I change the tool-call limit?"
+    assert condense_query("What is the default turn limit?", [limit]) == (
+        "How do I change the tool-call limit. What is the default turn limit?")
+    assert condense_query("How big are the report files?", ["Has docent been audited?"]) == (
+        "Has docent been audited. How big are the report files?")
+    # ... not when it names a thing of its own, nor when it is long
+    assert condense_query(limit, ["What is docent?"]) == limit
+    assert condense_query("Where is the Chroma folder?", ["What is docent?"]) == (
+        "Where is the Chroma folder?")
+    long = "Where do the answers of the offline model come from when no key is set?"
+    assert condense_query(long, ["What is docent?"]) == long
 
 
 def test_a_follow_up_is_answered_as_the_question_it_stands_for():

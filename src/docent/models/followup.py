@@ -59,6 +59,9 @@ _NAMES_A_THING = re.compile(
 # once I'm finished with IT?", "What vision does Somnia describe for ITS blockchain?"): a
 # name with a lower-case letter, not an acronym ("Which HTTP library is it based on?"),
 # and not one the pronoun is compared with ("When would I use Security() instead of it?").
+_DEFINITE = re.compile(r"\bthe\s+[\w.-]+", re.I)
+_SHORT_WORDS = 10
+_COMPOUND = re.compile(r"\b\w+[-_]\w+")  # "the tool-call limit" names a thing of its own
 _PERSONAL = re.compile(r"it|its|they|them|their", re.I)
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w.-]*[a-z][\w.-]*|`[^`]+`|\b\w+[._/]\w+", re.M)
 _COMPARED = re.compile(r"\b(?:instead\s+of|rather\s+than|than|unlike|versus|vs\.?|compared\s+"
@@ -97,7 +100,8 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     pointer = _pointer(question)
     # A word pointing back, nothing else, or an ellipsis ("what about going faster?", "And
     # with Foundry?"): it asks about what the turn before asked about.
-    if pointer is not None or len(terms(question)) <= 1 or _ELLIPTICAL.match(question):
+    if (pointer is not None or len(terms(question)) <= 1 or _ELLIPTICAL.match(question)
+            or _definite_only(question)):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
         subject = _subject(previous)
         pronoun = _PRONOUN.search(question, pointer) if pointer is not None else None
@@ -106,6 +110,14 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
             return f"{question[:pronoun.start()]}{named}{question[pronoun.end():]}"
         return f"{_as_scene(previous)} {question}"
     return question
+
+
+def _definite_only(question: str) -> bool:
+    """Whether `question` is short and names what it asks about only as "the ...", with
+    no name of its own ("How big are the report files?", "What's the URL of the create
+    page?"): the thing it means is the one the conversation is about."""
+    return (len(question.split()) <= _SHORT_WORDS and _DEFINITE.search(question) is not None
+            and _NAME.search(question) is None and _COMPOUND.search(question) is None)
 
 
 def _pointer(question: str) -> int | None:
