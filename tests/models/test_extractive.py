@@ -109,6 +109,9 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
     cached = condense_query("How long does an entry stay in it?", ["Why does docent cache answers?"])
     assert cached == "Why does docent cache answers. How long does an entry stay in it?"
     assert intent_of(cached).kind == "value"  # a duration, not why
+    # "Who is behind docent?" asks who: "them" is not "behind docent"
+    assert condense_query("Which of them wrote the retriever?", ["Who is behind docent?"]) == (
+        "Who is behind docent. Which of them wrote the retriever?")
     # "How do I ...?" is about doing something, not about a subject "it" could stand for
     assert condense_query("What format is it in?", ["How do I stream answers?"]) == (
         "How do I stream answers. What format is it in?")

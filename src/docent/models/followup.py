@@ -83,6 +83,8 @@ _SUBJECT = re.compile(
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _MAX_SUBJECT_WORDS = 6
 _PERSON = re.compile(r"(?:i|we|you)\b", re.I)
+_PREPOSITION = re.compile(r"(?:behind|in|on|at|for|with|about|from|of|by|into|under|over)\b",
+                          re.I)
 _SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
@@ -154,8 +156,10 @@ def _subject(question: str) -> str | None:
     if m is None:
         return None
     subject = m.group("subject").strip()
-    if _PERSON.match(subject):
-        return None  # "How do I stream answers?" asks how to do something, about no subject
+    if _PERSON.match(subject) or _PREPOSITION.match(subject):
+        # "How do I stream answers?" asks how to do something, about no subject; "Who is
+        # behind Somnia?" asks who, and "them" is not "behind Somnia"
+        return None
     if len(subject.split()) > _MAX_SUBJECT_WORDS or _SEVERAL.search(subject):
         return None  # "the difference between A and B": "them" is A and B, not the difference
     return subject
