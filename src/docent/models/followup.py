@@ -1,9 +1,10 @@
-"""A follow-up question read in its conversation, for a model that cannot read one.
+"""A question read in its conversation, for a model that cannot read one.
 
 The built-in `extractive` model has no language understanding: "What chain ID does it use?"
 after "What is the Shannon testnet?" must become "What chain ID does the Shannon testnet
-use?" before it can be searched or answered. A model that reads conversations gets the
-same standalone question for the agent's first search.
+use?" before it can be searched or answered, while "What is Cuthbert and what does it
+protect against?" asked next is a new question, to be searched as it is. A model that reads
+conversations gets the same standalone question for the agent's first search.
 """
 
 from __future__ import annotations
@@ -42,32 +43,35 @@ _NOT_POINTING = re.compile(
 _ONE = re.compile(r"\bones?\b", re.I)
 _ONE_POINTS = re.compile(r"\b(?:which|each|that|this|the(?:\s+[\w-]+){0,2})\s+ones?\b"
                          r"|\bones?(?=\s*(?:[?.!,;:]|$)|\s+of\s+(?:them|these|those)\b)", re.I)
+# Code, or a dotted or slashed name: "`SessionStore`", "app.state", "/api/v1".
+_CODE = r"`[^`]+`|\b\w+[._/]\w+"
 # A pointer stands for what the question itself names before it when a clause comes first
 # ("What is Cuthbert AND what does it protect against?", "My app is served behind a proxy.
 # How do I fix it?", "I need test tokens - where do I get them?") and that clause names a
-# thing: a capitalised word not opening a sentence (not "I"), code, a dotted or slashed
-# name, or a noun after a determiner.
+# thing: a capitalised word not opening a sentence (not "I"), code, or a noun after a
+# determiner.
 _CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b|\b(?:and|or)\s+(?=(?:"
                            r"what|which|how|where|why|who|when|can|could|do|does|did|is|are"
                            r"|should|will|would)\b)", re.I)
 _NAMES_A_THING = re.compile(
-    r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w.-]*|`[^`]+`|\b\w+[._/]\w+"
-    r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)",
+    r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w.-]*|" + _CODE
+    + r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)",
     re.M,
 )
 # So does a personal pronoun after a name in its own clause ("How do I close an UploadFile
 # once I'm finished with IT?", "What vision does Somnia describe for ITS blockchain?"): a
 # name with a lower-case letter, not an acronym ("Which HTTP library is it based on?"),
 # and not one the pronoun is compared with ("When would I use Security() instead of it?").
-_DEFINITE = re.compile(r"\bthe\s+[\w.-]+", re.I)
-_SHORT_WORDS = 10
-_COMPOUND = re.compile(r"\b\w+[-_]\w+")  # "the tool-call limit" names a thing of its own
-_PERSONAL = re.compile(r"it|its|they|them|their", re.I)
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w.-]*[a-z][\w.-]*|`[^`]+`|\b\w+[._/]\w+", re.M)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w.-]*[a-z][\w.-]*|" + _CODE, re.M)
 _COMPARED = re.compile(r"\b(?:instead\s+of|rather\s+than|than|unlike|versus|vs\.?|compared\s+"
                        r"(?:to|with)|besides)\s*$|^\s*(?:besides|apart\s+from|other\s+than)\b",
                        re.I)
-
+# A short question naming its thing only as "the ..." ("How big are the report files?")
+# means the conversation's thing, unless it names one of its own: a name, or a compound
+# ("the tool-call limit").
+_DEFINITE = re.compile(r"\bthe\s+[\w.-]+", re.I)
+_SHORT_WORDS = 10
+_COMPOUND = re.compile(r"\b\w+[-_]\w+")
 
 _ELLIPTICAL = re.compile(r"\s*(?:and|also|what\s+about|how\s+about|same\s+for)\b", re.I)
 
@@ -136,7 +140,7 @@ def _pointer(question: str) -> int | None:
     clauses = list(_CLAUSE_BREAK.finditer(before))
     if clauses and _NAMES_A_THING.search(before[: clauses[-1].start()].strip()):
         return None
-    if (_PERSONAL.fullmatch(found.group(0)) and _NAME.search(before.strip())
+    if (_PRONOUN.fullmatch(found.group(0)) and _NAME.search(before.strip())
             and not _COMPARED.search(before)):
         return None
     return found.start()
