@@ -47,8 +47,10 @@ async def test_a_thread_carries_the_conversation_but_not_the_last_runs_outcome(m
     thread = {"configurable": {"thread_id": "t1"}}
     first = await graph.ainvoke(
         {"messages": [HumanMessage("How do I change the tool-call limit?")]}, thread)
+    # (a question naming its setting: "What is the turn limit default?" is read with the
+    # previous question as its scene, which puts the tool-call passage first)
     second = await graph.ainvoke(
-        {"messages": [HumanMessage("What is the turn limit default?")]}, thread)
+        {"messages": [HumanMessage("What is the DOCENT_MAX_TURNS default?")]}, thread)
     assert first["response"] == "The default is 3 [1]." and first["exit_reason"] == "COMPLETED"
     assert second["response"] == "It is 6 [1]." and second["exit_reason"] == "COMPLETED"
     assert second["turns"] == 1 and second["tool_calls"] == 1  # counters restarted
