@@ -16,6 +16,7 @@ EARLIER = ["What is the answer cache?"]
     "I need an API key for Gemini - where do I put it?",
     "How do I close a Session once I'm done with it?",
     "Which version of Chroma does docent need, and where do I set its path?",
+    "Which files does ingestion skip, and can I change them?",
     # no pointer at all, as English uses these words in a question of its own
     "Is there a setting that limits tool calls per run?",
     "How much does it cost to run docent with Gemini?",
@@ -38,6 +39,7 @@ def test_a_question_of_its_own_is_asked_as_it_is(question):
     "Is there an equivalent for streams?",
     "How big can they get?",
     "Sorry, I meant: how do I turn it off?",  # "I" names nothing
+    "What happens then, and how do I stop it?",  # nor "What happens"
 ])
 def test_a_follow_up_leans_on_the_question_before(question):
     assert condense_query(question, EARLIER) != question

@@ -48,14 +48,17 @@ _CODE = r"`[^`]+`|\b\w+[._/]\w+"
 # A pointer stands for what the question itself names before it when a clause comes first
 # ("What is Cuthbert AND what does it protect against?", "My app is served behind a proxy.
 # How do I fix it?", "I need test tokens - where do I get them?") and that clause names a
-# thing: a capitalised word not opening a sentence (not "I"), code, or a noun after a
-# determiner.
+# thing: a capitalised word not opening a sentence (not "I"), code, a noun after a
+# determiner, or after the "Which"/"What" opening the question ("Which files does ingestion
+# skip, and can I change them?").
 _CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b|\b(?:and|or)\s+(?=(?:"
                            r"what|which|how|where|why|who|when|can|could|do|does|did|is|are"
                            r"|should|will|would)\b)", re.I)
 _NAMES_A_THING = re.compile(
     r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w.-]*|" + _CODE
-    + r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)",
+    + r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)"
+    + r"|(?i:^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would"
+    r"|will|of|about|if|else|happens)\b)[a-z][\w'-]+)",
     re.M,
 )
 # So does a personal pronoun after a name in its own clause ("How do I close an UploadFile
