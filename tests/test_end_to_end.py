@@ -162,6 +162,7 @@ def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
 @pytest.mark.parametrize("question", [
     "My docs are in a private Git repository. How do I ingest them?",
     "What is MAX_TURNS_REACHED and how do I avoid it?",
+    "Which files does ingestion skip, and can I change them?",
 ])
 def test_a_new_question_in_a_conversation_is_answered_as_if_asked_alone(client, question):
     # A pronoun whose thing the question names itself does not pull in the previous turn.
