@@ -125,10 +125,7 @@ def score_question(q: Record, run: Run) -> Record:
         "reciprocal_rank": m.reciprocal_rank(run.retrieved, gold, 10) if answerable else None,
         "keyword_hit": not missing if answerable else None,
         "missing_keywords": missing if answerable else [],
-        "lead_has_keyword": (
-            m.lead_has_keyword(resp["response"], q.get("answer_keywords", []))
-            if answerable and q.get("answer_keywords") else None
-        ),
+        "lead_has_keyword": _lead(resp, q) if answerable else None,
         "answer_words": len(resp["response"].split()),
         "citations_valid": not bad_cites,
         "invalid_citations": bad_cites,
@@ -136,6 +133,12 @@ def score_question(q: Record, run: Run) -> Record:
         "latency_ms": run.latency_ms,
         "response": resp["response"],
     }
+
+
+def _lead(resp: Record, item: Record) -> bool | None:
+    """Whether the answer's first statement holds a keyword; None when there are none."""
+    keywords = item.get("answer_keywords")
+    return m.lead_has_keyword(resp["response"], keywords) if keywords else None
 
 
 def score_followup(item: Record, first: Run, second: Run) -> Record:
@@ -157,10 +160,7 @@ def score_followup(item: Record, first: Run, second: Run) -> Record:
         "recall_at_5": m.recall_at(second.retrieved, gold, 5),
         "keyword_hit": not missing,
         "missing_keywords": missing,
-        "lead_has_keyword": (
-            m.lead_has_keyword(resp["response"], item["answer_keywords"])
-            if item.get("answer_keywords") else None
-        ),
+        "lead_has_keyword": _lead(resp, item),
         "citations_valid": not bad_cites and not m.invalid_citations(
             first.response["response"], first.response["sources"]
         ),

@@ -45,6 +45,8 @@ _ONE_POINTS = re.compile(r"\b(?:which|each|that|this|the(?:\s+[\w-]+){0,2})\s+on
                          r"|\bones?(?=\s*(?:[?.!,;:]|$)|\s+of\s+(?:them|these|those)\b)", re.I)
 # Code, or a dotted or slashed name: "`SessionStore`", "app.state", "/api/v1".
 _CODE = r"`[^`]+`|\b\w+[._/]\w+"
+# A word not opening the question or one of its sentences (where any word has a capital).
+_INSIDE = r"(?<![.!?]\s)(?<!^)\b"
 # A pointer stands for what the question itself names before it when a clause comes first
 # ("What is Cuthbert AND what does it protect against?", "My app is served behind a proxy.
 # How do I fix it?", "I need test tokens - where do I get them?") and that clause names a
@@ -55,7 +57,7 @@ _CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b|
                            r"what|which|how|where|why|who|when|can|could|do|does|did|is|are"
                            r"|should|will|would)\b)", re.I)
 _NAMES_A_THING = re.compile(
-    r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w.-]*|" + _CODE
+    _INSIDE + r"(?!I\b|I')[A-Z][\w.-]*|" + _CODE
     + r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)"
     + r"|(?i:^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|can|could|should|would"
     r"|will|of|about|if|else|happens)\b)[a-z][\w'-]+)",
@@ -65,7 +67,7 @@ _NAMES_A_THING = re.compile(
 # once I'm finished with IT?", "What vision does Somnia describe for ITS blockchain?"): a
 # name with a lower-case letter, not an acronym ("Which HTTP library is it based on?"),
 # and not one the pronoun is compared with ("When would I use Security() instead of it?").
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w.-]*[a-z][\w.-]*|" + _CODE, re.M)
+_NAME = re.compile(_INSIDE + r"[A-Z][\w.-]*[a-z][\w.-]*|" + _CODE, re.M)
 _COMPARED = re.compile(r"\b(?:instead\s+of|rather\s+than|than|unlike|versus|vs\.?|compared\s+"
                        r"(?:to|with)|besides)\s*$|^\s*(?:besides|apart\s+from|other\s+than)\b",
                        re.I)
@@ -89,9 +91,9 @@ _SUBJECT = re.compile(
 )
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _MAX_SUBJECT_WORDS = 6
-_PERSON = re.compile(r"(?:i|we|you)\b", re.I)
-_PREPOSITION = re.compile(r"(?:behind|in|on|at|for|with|about|from|of|by|into|under|over)\b",
-                          re.I)
+# A subject is no person ("How do I stream answers?") nor a place ("Who is behind Somnia?").
+_NO_SUBJECT = re.compile(r"(?:i|we|you|behind|in|on|at|for|with|about|from|of|by|into|under"
+                         r"|over)\b", re.I)
 _SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
@@ -163,7 +165,7 @@ def _subject(question: str) -> str | None:
     if m is None:
         return None
     subject = m.group("subject").strip()
-    if _PERSON.match(subject) or _PREPOSITION.match(subject):
+    if _NO_SUBJECT.match(subject):
         # "How do I stream answers?" asks how to do something, about no subject; "Who is
         # behind Somnia?" asks who, and "them" is not "behind Somnia"
         return None
