@@ -23,6 +23,19 @@ EARLIER = ["What is the answer cache?"]
     "Is it possible to run docent without Docker?",
     "How do I start docent with two workers on one machine?",
     "During tests, how do I swap the model for a fake one?",
+    "Which error codes mean it is worth sending the same request again?",
+    "Is it a good idea to run ingestion while the server is answering?",
+    "How can I list the questions users ask that my docs miss?",
+    "Why do I get the chat page for paths that don't exist?",
+    "How do I plug in a model that streams tool calls?",
+    'Why does the refusal say "the docs do not cover it"?',
+    "What's the best way to load settings from environment variables?",
+    # a clause before the asking one names it ("Before I ..., where ...?")
+    "Before I put the chat widget on our site, where can I try it out?",
+    "If I run two replicas behind a proxy, do they share their rate limits?",
+    # a long question naming its thing itself ("a large model ... unload it")
+    "Where do I put code that loads a large model when the server starts and unloads it"
+    " when it stops?",
 ])
 def test_a_question_of_its_own_is_asked_as_it_is(question):
     assert condense_query(question, EARLIER) == question
@@ -40,6 +53,14 @@ def test_a_question_of_its_own_is_asked_as_it_is(question):
     "How big can they get?",
     "Sorry, I meant: how do I turn it off?",  # "I" names nothing
     "What happens then, and how do I stop it?",  # nor "What happens"
+    "Is it worth retrying?",  # retrying what: the conversation's thing
+    "Is it worth it?",
+    "Is it a good idea?",
+    # a phrase, not a clause, comes first
+    "Inside the endpoint function, how do I read the plain value out of it?",
+    "Besides deploying with Docker, can I run it as a service?",  # Docker is not "it"
+    # a long question whose named thing cannot be what "them" stands for
+    "Our team is large and people keep typing them wrong, so how do I keep them the same?",
 ])
 def test_a_follow_up_leans_on_the_question_before(question):
     assert condense_query(question, EARLIER) != question

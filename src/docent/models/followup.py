@@ -24,18 +24,32 @@ _POINTER = re.compile(
 )
 # ... but not as a question of its own uses them: "Is THERE a tool...?", "a fake ONE",
 # "an endpoint THAT only updates the fields the client sent", "How much does IT cost to
-# launch...?", "Is IT possible to...?" ("that" points when it ends its sentence or nearly:
-# "in that error?", "for that, or...", "that one", or after a verb or preposition).
+# launch...?", "Is IT possible to...?", words in quotes ("that" points when it ends its
+# sentence or nearly: "in that error?", "for that, or...", "that one", or after a verb or
+# preposition).
 _TO = r"(?:\s+[\w'-]+)?\s+to\b"
 # ("that" after these is the thing talked about: "How much gas does THAT cost for a day?")
 _TAKES_THAT = "does do did is was will would can in on for with of about from to by into"
+_NOUN = r"(?!(?:" + _TAKES_THAT.replace(" ", "|") + r")\b)[\w.'-]+"
+_ASKS_ABOUT = "does do did is was are were will would can could should"
+# ("Is IT worth upgrading to v2?", "it's a bad idea to...": "it" stands for what follows)
+_JUDGED = (r"(?:worth\s+\w+ing\s+(?=\w)|(?:a\s+)?(?:good|bad)\s+idea\s+to\b"
+           rf"|(?:possible|necessary|safe|ok|okay|better|best|recommended){_TO})")
 _NOT_POINTING = re.compile(
     r"\b(?:is|are|was|were)\s+there\b|\bthere(?=\s+(?:is|are|was|were)\b|'s)"
     r"|\b(?:a|an)\s+(?:[\w-]+\s+)?ones?\b"
     r"|" + "".join(rf"(?<!\b{w}\s)" for w in _TAKES_THAT.split())
     + r"\bthat\b(?!\s*(?:,|ones?\b)|(?:\s+[\w'-]+){0,3}\s*(?:[?.!]|$))"
     rf"|\bit(?=\s+(?:costs?|takes?){_TO})"
-    rf"|\b(?:is|was)\s+it(?=\s+(?:possible|necessary|safe|ok|okay|better|best|recommended){_TO})",
+    rf"|\b(?:(?:is|was)\s+it|it(?:\s+is|\s+was|'s))(?=\s+{_JUDGED})"
+    # "that" opening a clause of its own: "topics users ask about THAT my docs don't cover",
+    # "paths THAT don't exist", "a dependency THAT yields"
+    + "|" + "".join(rf"(?<!\b{w}\s)" for w in _ASKS_ABOUT.split())
+    + r"\bthat(?=\s+(?:(?:i|we|you|they|he|she|my|our|your|their|don't|doesn't|didn't|isn't"
+    r"|aren't|won't|can't|cannot|has|have|will|should|must|needs?)\b))"
+    rf"|\b(?:an?|the|any|some|each|every|my|our|your|their)\s+{_NOUN}\s+that\b"
+    # quoted words are the quote's: 'users ask "what does THIS do?"'
+    r"|\"[^\"]*\"|“[^”]*”",
     re.I,
 )
 # "one" points back as "which one", "the Spanish one", "one of them"; "on one server" counts
@@ -53,9 +67,12 @@ _INSIDE = r"(?<![.!?]\s)(?<!^)\b"
 # thing: a capitalised word not opening a sentence (not "I"), code, a noun after a
 # determiner, or after the "Which"/"What" opening the question ("Which files does ingestion
 # skip, and can I change them?").
-_CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b|\b(?:and|or)\s+(?=(?:"
+_CLAUSE_BREAK = re.compile(r"[.!?;:](?:\s|$)|\s[-–—]+\s|\b(?:but|because)\b"
+                           r"|(?:\band|\bor|,)\s+(?=(?:"
                            r"what|which|how|where|why|who|when|can|could|do|does|did|is|are"
                            r"|should|will|would)\b)", re.I)
+_PHRASE = re.compile(r"\s*(?:in|inside|on|at|for|with|within|from|into|under|over|through"
+                     r"|during|without|by|of|about|per|via|out\s+of)\b", re.I)
 _NAMES_A_THING = re.compile(
     _INSIDE + r"(?!I\b|I')[A-Z][\w.-]*|" + _CODE
     + r"|(?i:\b(?:a|an|the|my|our|your|some|any|another|all|each|every)\s+[\w.'-]+)"
@@ -68,13 +85,24 @@ _NAMES_A_THING = re.compile(
 # name with a lower-case letter, not an acronym ("Which HTTP library is it based on?"),
 # and not one the pronoun is compared with ("When would I use Security() instead of it?").
 _NAME = re.compile(_INSIDE + r"[A-Z][\w.-]*[a-z][\w.-]*|" + _CODE, re.M)
+# In a long question, so does any pronoun after a thing named with a determiner in its own
+# clause ("Where should I put code that loads a machine learning model once when the app
+# boots and frees IT on shutdown?"): long questions carry their own context; short ones
+# ("How do I add a header to it?") lean on the conversation's.
+_LONG_WORDS = 16
+_DETERMINED = re.compile(r"\b(?:a|an|the|my|our|your|one|several|many|multiple|both|all)"
+                         r"\s+(?P<words>[\w.'-]+(?:\s+[\w.'-]+){0,2})", re.I)
+_NOT_NOUNS = frozenset("""is are was were be has have had do does did can could will would should
+    and or but of to in on for with at by from as that which who when so if than then""".split())
+_PLURAL = re.compile(r"(?<![su])s$")
 _COMPARED = re.compile(r"\b(?:instead\s+of|rather\s+than|than|unlike|versus|vs\.?|compared\s+"
                        r"(?:to|with)|besides)\s*$|^\s*(?:besides|apart\s+from|other\s+than)\b",
                        re.I)
 # A short question naming its thing only as "the ..." ("How big are the report files?")
 # means the conversation's thing, unless it names one of its own: a name, or a compound
-# ("the tool-call limit").
-_DEFINITE = re.compile(r"\bthe\s+[\w.-]+", re.I)
+# ("the tool-call limit"). "The best way to..." names no thing.
+_DEFINITE = re.compile(r"\bthe\s+(?!(?:best|recommended|right|easiest|simplest|proper|correct"
+                       r"|preferred|usual|standard)\s+way\b)[\w.-]+", re.I)
 _SHORT_WORDS = 10
 _COMPOUND = re.compile(r"\b\w+[-_]\w+")
 
@@ -142,13 +170,46 @@ def _pointer(question: str) -> int | None:
     if found is None:
         return None
     before = question[: found.start()]
-    clauses = list(_CLAUSE_BREAK.finditer(before))
-    if clauses and _NAMES_A_THING.search(before[: clauses[-1].start()].strip()):
-        return None
-    if (_PRONOUN.fullmatch(found.group(0)) and _NAME.search(before.strip())
-            and not _COMPARED.search(before)):
+    clauses = _clauses(before)
+    if clauses:
+        # ("Besides deploying to FastAPI Cloud, can it...?" names what "it" is not)
+        first = before[: clauses[-1].start()].strip()
+        if _NAMES_A_THING.search(first) and not _COMPARED.search(first):
+            return None
+    if not _PRONOUN.fullmatch(found.group(0)) or _COMPARED.search(before):
+        return found.start()
+    own = before[clauses[-1].end():] if clauses else before
+    if _NAME.search(before.strip()) or (len(question.split()) >= _LONG_WORDS
+                                        and _names_one(own, found.group(0))):
         return None
     return found.start()
+
+
+def _names_one(clause: str, pronoun: str) -> bool:
+    """Whether `clause` names with a determiner a thing `pronoun` can stand for: "a machine
+    learning model" for "it", "my tokens" for "they", but not "our app" for "them"."""
+    plural = pronoun.lower() in ("they", "them", "their")
+    for found in _DETERMINED.finditer(clause):
+        words = []
+        for word in found.group("words").split():
+            if word.lower() in _NOT_NOUNS:
+                break
+            words.append(word.lower())
+        if words and (not plural or any(_PLURAL.search(w) for w in words)):
+            return True
+    return False
+
+
+def _clauses(text: str) -> list[re.Match[str]]:
+    """Where `text`'s clauses end; a comma ends one only after a clause, not after a
+    phrase ("Inside the function, how do I...?")."""
+    out: list[re.Match[str]] = []
+    for m in _CLAUSE_BREAK.finditer(text):
+        start = out[-1].end() if out else 0
+        if m.group(0).startswith(",") and _PHRASE.match(text, start):
+            continue
+        out.append(m)
+    return out
 
 
 def _as_scene(question: str) -> str:
