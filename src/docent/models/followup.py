@@ -30,8 +30,10 @@ _POINTER = re.compile(
 _TO = r"(?:\s+[\w'-]+)?\s+to\b"
 # ("that" after these is the thing talked about: "How much gas does THAT cost for a day?")
 _TAKES_THAT = "does do did is was will would can in on for with of about from to by into"
+# (a word of a thing named, not one of those: "a dependency THAT yields")
 _NOUN = r"(?!(?:" + _TAKES_THAT.replace(" ", "|") + r")\b)[\w.'-]+"
-_ASKS_ABOUT = "does do did is was are were will would can could should"
+# ("that" after these is asked about whatever follows: "Is THAT your default?")
+_AUXILIARIES = "does do did is was are were will would can could should"
 # ("Is IT worth upgrading to v2?", "it's a bad idea to...": "it" stands for what follows)
 _JUDGED = (r"(?:worth\s+\w+ing\s+(?=\w)|(?:a\s+)?(?:good|bad)\s+idea\s+to\b"
            rf"|(?:possible|necessary|safe|ok|okay|better|best|recommended){_TO})")
@@ -44,7 +46,7 @@ _NOT_POINTING = re.compile(
     rf"|\b(?:(?:is|was)\s+it|it(?:\s+is|\s+was|'s))(?=\s+{_JUDGED})"
     # "that" opening a clause of its own: "topics users ask about THAT my docs don't cover",
     # "paths THAT don't exist", "a dependency THAT yields"
-    + "|" + "".join(rf"(?<!\b{w}\s)" for w in _ASKS_ABOUT.split())
+    + "|" + "".join(rf"(?<!\b{w}\s)" for w in _AUXILIARIES.split())
     + r"\bthat(?=\s+(?:(?:i|we|you|they|he|she|my|our|your|their|don't|doesn't|didn't|isn't"
     r"|aren't|won't|can't|cannot|has|have|will|should|must|needs?)\b))"
     rf"|\b(?:an?|the|any|some|each|every|my|our|your|their)\s+{_NOUN}\s+that\b"
