@@ -153,6 +153,13 @@ def test_the_example_questions_lead_with_their_answer(client, question, lead):
     assert lead in lead_statement(body["response"]), body["response"]
 
 
+def test_how_long_a_field_may_be_is_answered_with_its_length(client):
+    # "How long" of a field asks for characters, not a time: no duration in the docs refuses it
+    body = client.post("/chat", json={"message": "How long can the selected_text field be?"})
+    assert body.json()["exit_reason"] == "COMPLETED", body.json()["response"]
+    assert "10000 characters" in body.json()["response"]
+
+
 def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
     assert body["response"] == REFUSAL

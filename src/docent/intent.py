@@ -309,11 +309,15 @@ _RATE = r"\b[a-z]{3,}s[\s-]+per[\s-]+(?:second|sec|minute|min|hour|day|block)\b"
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
          r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
-# "How long can a QUESTION be?" asks for a length of text, not a time.
-_TEXTS = r"(?:question|prompt|query|name|title|text|password|input|description|label|line)"
+# "How long can a QUESTION be?", "How long can the selected_text FIELD be?" ask for a length
+# of text, not a time; "How long can a cache entry be KEPT?" asks for a time.
+_TEXTS = (r"(?:question|prompt|query|name|title|text|password|input|description|label|line"
+          r"|field|parameter|header|selection|url|path|key|content|history|context)")
 _LONG_TEXT = (r"how\s+long\s+(?:can|may|could|should|must|is|are)\s+"
               r"(?:(?:a|an|the|my|our|one|each|your|its|their)\s+)?(?:[\w-]+\s+)?(?:"
-              + _TEXTS + "|" + _DATA + r")s?\s+(?:allowed\s+to\s+)?be\b")
+              + _TEXTS + "|" + _DATA + r")s?\s+(?:allowed\s+to\s+)?be\b"
+              r"(?!\s+(?:\w+ed|kept|held|idle|open|alive|valid|active|down|offline|left|run"
+              r"|sent)\b)")
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"

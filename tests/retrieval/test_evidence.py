@@ -643,9 +643,11 @@ def test_a_thing_named_in_camel_case_must_be_next_to_the_value():
 
 def test_how_long_a_text_may_be_asks_for_a_length_not_a_time():
     for question in ("How long can a question be?", "how long can my prompt be before it is "
-                     "rejected?", "How long are log lines allowed to be?"):
+                     "rejected?", "How long are log lines allowed to be?",
+                     "How long can the selected_text field be?"):
         assert measure_of(question).kind == "size", question
-    for question in ("How long is the session kept?", "How long can a session stay idle?"):
+    for question in ("How long is the session kept?", "How long can a session stay idle?",
+                     "How long can a cache entry be kept?", "How long can my tokens be locked?"):
         assert measure_of(question).kind == "duration", question
     # "...the default is 10000" in characters answers it; 30 minutes does not
     assert states("How long can a question be?",
