@@ -160,6 +160,15 @@ def test_how_long_a_field_may_be_is_answered_with_its_length(client):
     assert "10000 characters" in body.json()["response"]
 
 
+def test_how_long_it_may_be_after_naming_a_field_is_answered_with_its_length(client):
+    first = client.post("/chat", json={
+        "message": "What is the selected_text field in a chat request?"}).json()
+    after = client.post("/chat", json={"message": "How long can it be?",
+                                       "session_id": first["session_id"]}).json()
+    assert after["exit_reason"] == "COMPLETED", after["response"]
+    assert "10000 characters" in after["response"]
+
+
 def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
     assert body["response"] == REFUSAL

@@ -318,6 +318,10 @@ _LONG_TEXT = (r"how\s+long\s+(?:can|may|could|should|must|is|are)\s+"
               + _TEXTS + "|" + _DATA + r")s?\s+(?:allowed\s+to\s+)?be\b"
               r"(?!\s+(?:\w+ed|kept|held|idle|open|alive|valid|active|down|offline|left|run"
               r"|sent)\b)")
+# "How long can IT be?": a length or a time, by what "it" is; a value of no definite kind.
+_LONG_POINTER = re.compile(r"\bhow\s+long\s+(?:(?:can|may|could|should|must)\s+(?:it|they|this"
+                           r"|that|these|those)\s+be|(?:is|are)\s+(?:it|they|this|that|these"
+                           r"|those))\s*[?.!]")
 _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
     ("percent", re.compile(r"\bwhat\s+(?:percentage|percent|share|fraction|proportion)\b"
                            r"|\bhow\s+much\s+of\s+(?:a|an|the|my|our|its|their|your)\b"
@@ -447,7 +451,7 @@ def measure_of(question: str) -> Measure | None:
     if intent_of(question).kind != "value":
         return None
     text = _typed(question).lower()
-    if _FACTOR.search(text):
+    if _FACTOR.search(text) or _LONG_POINTER.search(text):
         return Measure("number")
     for kind, pattern in _MEASURES:
         if kind == "size" and _COUNT_NOT_SIZE.search(text):

@@ -649,6 +649,10 @@ def test_how_long_a_text_may_be_asks_for_a_length_not_a_time():
     for question in ("How long is the session kept?", "How long can a session stay idle?",
                      "How long can a cache entry be kept?", "How long can my tokens be locked?"):
         assert measure_of(question).kind == "duration", question
+    # what "it" is says which: a field's length or a session's time, no definite kind
+    for question in ("How long can it be?", "How long is it?"):
+        assert measure_of(question).kind == "number", question
+    assert measure_of("How long can it be kept?").kind == "duration"
     # "...the default is 10000" in characters answers it; 30 minutes does not
     assert states("How long can a question be?",
                   "The longest question accepted is 10000 characters.")
