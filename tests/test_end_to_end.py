@@ -155,9 +155,9 @@ def test_the_example_questions_lead_with_their_answer(client, question, lead):
 
 def test_how_long_a_field_may_be_is_answered_with_its_length(client):
     # "How long" of a field asks for characters, not a time: no duration in the docs refuses it
-    body = client.post("/chat", json={"message": "How long can the selected_text field be?"})
-    assert body.json()["exit_reason"] == "COMPLETED", body.json()["response"]
-    assert "10000 characters" in body.json()["response"]
+    body = client.post("/chat", json={"message": "How long can the selected_text field be?"}).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert "10000 characters" in body["response"]
 
 
 def test_how_long_it_may_be_after_naming_a_field_is_answered_with_its_length(client):
