@@ -180,8 +180,8 @@ def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     "What is MAX_TURNS_REACHED and how do I avoid it?",
     "Which files does ingestion skip, and can I change them?",
     "Which exit reasons mean it is worth sending the same request again?",
-    "How long does one model call get before docent gives up on it, and what is the highest"
-    " value I can set?",
+    "How long does docent give one model call before it counts as failed, and what is the"
+    " highest value I'm allowed to set?",
 ])
 def test_a_new_question_in_a_conversation_is_answered_as_if_asked_alone(client, question):
     # A pronoun whose thing the question names itself does not pull in the previous turn.
