@@ -169,6 +169,15 @@ def test_how_long_it_may_be_after_naming_a_field_is_answered_with_its_length(cli
     assert "10000 characters" in after["response"]
 
 
+def test_how_often_they_are_sent_after_asking_about_pings_is_answered(client):
+    first = client.post("/chat", json={
+        "message": "Why do I see ': ping' lines in the event stream?"}).json()
+    after = client.post("/chat", json={"message": "How often are they sent?",
+                                       "session_id": first["session_id"]}).json()
+    assert after["exit_reason"] == "COMPLETED", after["response"]
+    assert "DOCENT_SSE_PING_SECONDS" in after["response"], after["response"]
+
+
 def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
     assert body["response"] == REFUSAL

@@ -641,6 +641,20 @@ def test_a_thing_named_in_camel_case_must_be_next_to_the_value():
     assert states(question, sse, section="WebSocket")  # the heading names it
 
 
+def test_a_last_sentence_asking_of_the_scene_only_by_a_pronoun_is_not_checked():
+    # "they" are what the sentence before names: the check cannot tell what a stated
+    # value must be next to, so it lets the question through (the answer step reads on)
+    page = "A ping goes out to keep connections alive."
+    assert states("Why do I see ping lines in the stream. How often are they sent?", page)
+    # ... but it checks a question that says of what, in its own words, or has no scene
+    assert not states("How often are ping lines sent?", page)
+    assert not states("Why do I see ping lines in the stream. How often are pings sent?", page)
+    assert not states("How often are they sent?", page)
+    assert not states("How often are they sent? I see ping lines in the stream.", page)
+    assert not states("Why do I see ping lines. How often are they sent to idle connections?",
+                      page)
+
+
 def test_how_long_a_text_may_be_asks_for_a_length_not_a_time():
     for question in ("How long can a question be?", "how long can my prompt be before it is "
                      "rejected?", "How long are log lines allowed to be?",
