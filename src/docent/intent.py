@@ -255,6 +255,10 @@ def sentences(text: str) -> list[str]:
     """`text` cut after each ".", "!" or "?" that whitespace follows, but an abbreviation's."""
     return SENTENCE_END.split(text)
 
+
+# A personal pronoun, which may stand for what an earlier sentence or turn names.
+PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
+
 # "Which REST endpoint do I hit, AND HOW do I authenticate?": a second ask in one sentence.
 _AND_ASKS = re.compile(r",?\s+and\s+(?=(?:how|what|which|where|when|why|who|whats|is|are|does|do"
                        r"|can|should|will)\b)", re.I)

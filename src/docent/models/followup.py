@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from docent.intent import PRONOUN
 from docent.models.text import terms
 
 # Words that point back at the previous turn: "What chain ID does IT use?", "What's the
@@ -119,7 +120,6 @@ _SUBJECT = re.compile(
     r"(?:\s+(?:used\s+for|for|do|work|works|mean|about))?\s*[?.!]*\s*$",
     re.I,
 )
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _MAX_SUBJECT_WORDS = 6
 # A subject is no person ("How do I stream answers?") nor a place ("Who is behind Somnia?").
 _NO_SUBJECT = re.compile(r"(?:i|we|you|behind|in|on|at|for|with|about|from|of|by|into|under"
@@ -145,7 +145,7 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
             or _definite_only(question)):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
         subject = _subject(previous)
-        pronoun = _PRONOUN.search(question, pointer) if pointer is not None else None
+        pronoun = PRONOUN.search(question, pointer) if pointer is not None else None
         if subject and pronoun:
             named = _naming(pronoun.group(0), subject)
             return f"{question[:pronoun.start()]}{named}{question[pronoun.end():]}"
@@ -178,7 +178,7 @@ def _pointer(question: str) -> int | None:
         first = before[: clauses[-1].start()].strip()
         if _NAMES_A_THING.search(first) and not _COMPARED.search(first):
             return None
-    if not _PRONOUN.fullmatch(found.group(0)) or _COMPARED.search(before):
+    if not PRONOUN.fullmatch(found.group(0)) or _COMPARED.search(before):
         return found.start()
     own = before[clauses[-1].end():] if clauses else before
     if _NAME.search(before.strip()) or (len(question.split()) >= _LONG_WORDS

@@ -32,7 +32,7 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from docent.intent import Measure, MeasureKind, measure_of, sentences
+from docent.intent import PRONOUN, Measure, MeasureKind, measure_of, sentences
 from docent.retrieval.bm25 import root, stem, tokenize
 from docent.retrieval.chunking import name_bare_links
 from docent.retrieval.shorthand import with_shorthand
@@ -136,7 +136,6 @@ _CLAUSE = re.compile(r"[,;?]\s*|(?<=[.!])\s+|\s+[-–—]+\s+"
                      r"|\s+(?:and|or|but)\s+(?=(?:how|what|which|where|why|who|is|are|was|were"
                      r"|do|does|did|can|could|should|would|will|may|might|must|has|have|i|we|you)\b)",
                      re.I)
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.I)
 _NAME_LIKE = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w.-]*|\b\w*\d[\w.-]*|`[^`]+`|\b\w+_\w+")
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
 _DOING = re.compile(r"\s+(?:when|while)\s+", re.I)
@@ -214,8 +213,9 @@ def states_value(
     # "Why do I see ': ping' lines in the stream. How often are THEY sent?": the last
     # sentence says of what only by pointing at the scene, so nothing tells the check what
     # a stated value must be next to.
-    if any(_points_at_scene(question, clause, doc_freq, n_docs, generic)
-           for clause, _ in clauses):
+    said = sentences(question)
+    if len(said) > 1 and any(_points_at_scene(clause, said[-1], doc_freq, n_docs, generic)
+                             for clause, _ in clauses):
         return True
     # A question asking for two values ("how long is a proposal open, and how much STT do
     # I deposit?") is answerable when a passage states either.
@@ -226,14 +226,12 @@ def states_value(
 
 
 def _points_at_scene(
-    question: str, clause: str, doc_freq: Mapping[str, int], n_docs: int,
+    clause: str, last: str, doc_freq: Mapping[str, int], n_docs: int,
     generic: frozenset[str],
 ) -> bool:
-    """Whether `clause`, the last sentence of `question` after another, names what it asks
-    about only by a pronoun, with at most one distinctive word of its own."""
-    said = sentences(question)
-    return (len(said) > 1 and clause.strip() in said[-1]
-            and _PRONOUN.search(clause) is not None
+    """Whether `clause`, of the question's `last` sentence (after another), names what it
+    asks about only by a pronoun, with at most one distinctive word of its own."""
+    return (clause.strip() in last and PRONOUN.search(clause) is not None
             and len(_weights(clause, set(), doc_freq, n_docs, generic)) <= 1)
 
 
