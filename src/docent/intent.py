@@ -165,6 +165,20 @@ def kind_asked(question: str) -> str | None:
     return m.group(1) if m else None
 
 
+# "What PORT does docent listen on?": the one word a what/which question names as the thing
+# whose value it asks for, right before the verb ("what kind of...", "what if..." name none).
+_NOUN_ASKED = re.compile(r"^\s*(?:what|which)\s+(?!(?:kind|type|sort|if|else)\b)([a-z][\w-]*)\s+"
+                         r"(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have"
+                         r"|must)\b", re.I)
+
+
+def noun_asked(question: str) -> str | None:
+    """The thing a question opening "What/Which NOUN does/is..." asks the value of ("port"
+    of "What port does docent listen on by default?"); None for any other question."""
+    m = _NOUN_ASKED.match(_typed(question))
+    return m.group(1) if m else None
+
+
 def offers_alternatives(question: str) -> bool:
     """Whether the question offers things to choose from, whose answer may name one of
     them in the question's own words."""

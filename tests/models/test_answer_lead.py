@@ -16,6 +16,7 @@ from docent.intent import (
     intent_of,
     kind_asked,
     measure_of,
+    noun_asked,
     set_aside,
 )
 from docent.models.compose import compose_answer
@@ -2078,3 +2079,45 @@ def test_a_row_label_leads_only_a_value_or_name_question():
     answer = compose_answer("How do I send USDC to a contract address?",
                             parse_references(TOKEN_TABLE), fake_vectors(["contract", "usdc"]))
     assert not lead_statement(answer).startswith("USDC — Address")
+
+
+SERVE_PAGES = """[1] Deployment > Running the server (deployment.md)
+`docent serve` listens on 127.0.0.1 by default, which accepts connections from this machine.
+
+[2] Configuration > HTTP settings (configuration.md)
+`DOCENT_PORT` sets the port of `docent serve`; the default is 8000."""
+
+
+@pytest.mark.parametrize("question, noun", [
+    ("What port does docent listen on by default?", "port"),
+    ("Which version is required?", "version"),
+    ("What kind of port does it use?", None),  # names no thing
+    ("What is the default port?", None),
+    ("How many ports are there?", None),
+])
+def test_the_thing_a_what_question_asks_the_value_of(question, noun):
+    assert noun_asked(question) == noun
+
+
+def test_a_value_question_is_led_by_the_statement_naming_what_it_asks_about():
+    # Both statements give a number and share "docent ... by default" with the question; the
+    # first matches it better, only the second is about the port.
+    question = "What port does docent listen on by default?"
+    assert intent_of(question).kind == "value"
+    answer = compose_answer(question, parse_references(SERVE_PAGES), fake_vectors(["docent"]))
+    assert lead_statement(answer).startswith("`DOCENT_PORT` sets the port"), answer
+    # Naming it does not lead a statement far below the best.
+    far = SERVE_PAGES.replace("`DOCENT_PORT` sets the port of `docent serve`; the default is 8000.",
+                              "Its port is 8000 by default.")
+    answer = compose_answer(question, parse_references(far), fake_vectors(["docent"]))
+    assert lead_statement(answer).startswith("`docent serve` listens on 127.0.0.1"), answer
+    # Asking for a name, not a value: a statement using the word in passing does not lead.
+    packages = """[1] Testing (testing.md)
+The test client needs `httpx`: install it with pip.
+
+[2] Bigger applications (apps.md)
+Because a file sits in the same package, it imports the client relatively."""
+    question = "Which package does the test client need?"
+    assert intent_of(question).kind == "name" and noun_asked(question) == "package"
+    answer = compose_answer(question, parse_references(packages), fake_vectors(["client"]))
+    assert lead_statement(answer).startswith("The test client needs `httpx`"), answer

@@ -43,6 +43,7 @@ from docent.intent import (
     intent_of,
     kind_asked,
     measure_of,
+    noun_asked,
     offers_alternatives,
     set_aside,
 )
@@ -100,6 +101,10 @@ _NAMING_LEAD_SHARE = 0.85
 # A how-to's best block outscoring every statement: the sentence announcing it may lead
 # (over the read sets: leads +4 -2, keywords unchanged).
 _INTRO_LEAD_SHARE = 0.85
+# A value question's statement naming the thing asked ("What PORT..."): it leads when it
+# scores this share of the best (over the read, blind and follow-up sets it changed no
+# answer; the same for what/which questions of any kind: keywords -1, leads +2 -2).
+_NOUN_LEAD_SHARE = 0.85
 _MAX_POINTS = 10
 # "Somnia Exchange is a gamified decentralized exchange": a name said to be of a kind; not
 # a whole class ("Every docent setting is an environment variable...") nor a pronoun.
@@ -274,6 +279,14 @@ def compose_parts(
         tail = _tail(c, cands)
         return tail is None or echoes(tail, wanted, question)
 
+    # "What port does docent listen on by default?": of the statements giving a number,
+    # "`DOCENT_PORT` is the port...; the default is 8000" names the port, "`docent serve`
+    # listens on 127.0.0.1 by default" only matches the rest of the question better.
+    noun = set(terms(noun_asked(question) or "")) if intent.kind == "value" else set()
+
+    def names_noun(c: Candidate) -> bool:
+        return bool(noun) and c.score >= _NOUN_LEAD_SHARE * top and noun <= c.terms
+
     lead = max(
         prose,
         key=lambda c: (
@@ -281,6 +294,7 @@ def compose_parts(
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             not restates_aside(c),
             not other_network(c),
+            names_noun(c),
             *value_lead(c),
             gives_url(c),
             of_kind(c),
