@@ -508,6 +508,24 @@ def test_topic_keeps_the_pipes_and_arrows_of_code_in_a_heading():
     assert Reference(1, "SDK > `a > b` | Docs (a.md)", "").topic == "`a > b`"
 
 
+def test_the_answer_is_headed_by_the_section_its_lead_comes_from():
+    # The passage runs from the end of the CORS section into the next one: its title is the
+    # first section's, the statement answering sits under the second's heading.
+    text = """[1] Configuration > Allowing browsers (CORS) (configuration.md)
+Browsers block calls from other origins by default.
+
+## Refusing questions the **docs** don't cover
+
+Docent refuses a question when the retrieved passages cannot answer it."""
+    answer = compose_answer("Why does docent refuse a question?", parse_references(text),
+                            fake_vectors(["refus"]))
+    assert answer.startswith("## Refusing questions the docs don't cover\n\nDocent refuses"), answer
+    # A passage with no heading of its own inside is headed by its section, as before.
+    answer = compose_answer("Why do browsers block calls?", parse_references(text),
+                            fake_vectors(["browser"]))
+    assert answer.startswith("## Allowing browsers (CORS)\n\nBrowsers block"), answer
+
+
 # Composition: which units answer, and how they are laid out.
 
 

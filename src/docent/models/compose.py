@@ -60,7 +60,7 @@ from docent.models.scoring import (
     source_of,
     versions_named,
 )
-from docent.models.text import Reference, terms
+from docent.models.text import Reference, plain_heading, terms
 from docent.models.unit_vectors import AnswerVectors
 from docent.models.units import FENCE
 from docent.retrieval.bm25 import is_changelog
@@ -333,7 +333,11 @@ def compose_parts(
     ending = f" {closing.unit.text}" if closing is not None else ""
     statement = _capitalised(
         _as_code(f"{opening}{_joined(lead, tail, code is not None)}{ending}"))
-    yield f"## {lead.ref.topic}\n\n{statement} {_cite(lead.ref)}"
+    # The heading above the lead in its passage, when the passage has one: a passage can run
+    # from one section into the next ("...`docent serve`\n```\n\n## Refusing questions the
+    # docs don't cover\n\n..."), and its own title is the first section's.
+    heading = plain_heading(lead.unit.heading) or lead.ref.topic
+    yield f"## {heading}\n\n{statement} {_cite(lead.ref)}"
 
     points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where

@@ -105,10 +105,15 @@ class Reference:
     def topic(self) -> str:
         where = self.where
         topic = _split_outside_code(where, " > ")[-1].strip() or where
-        # Crawled titles carry the site ("Page | Section | Site") and markup (`**`, `\.`);
-        # a pipe inside code is the heading's own (`Promise<Hex | Error>`).
-        topic = _split_outside_code(topic, " | ")[0].replace("**", "")
-        return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", topic).strip() or where
+        return plain_heading(topic) or where
+
+
+def plain_heading(heading: str) -> str:
+    """A heading as an answer shows it: crawled titles carry the site ("Page | Section |
+    Site") and markup (`**`, `\\.`); a pipe inside code is the heading's own (`Promise<Hex |
+    Error>`)."""
+    heading = _split_outside_code(heading, " | ")[0].replace("**", "")
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!])", r"\1", heading).strip()
 
 
 def _split_outside_code(text: str, sep: str) -> list[str]:
