@@ -24,7 +24,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
         "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3, "declar": 3,
         "bunch": 1, "cooky": 2, "cooki": 2, "model": 8, "self": 1, "shannon": 2,
-        "testnet": 6, "stt": 5}
+        "testnet": 6, "stt": 5, "thread": 4}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -382,6 +382,19 @@ def test_a_verb_of_the_question_names_nothing_that_is_counted():
     # "How many people NEED to commit": "need" belongs to the frame, not to what is counted.
     assert states("How many people need to commit to reviewing?",
                   "Once there are at least 3 people willing to commit to reviewing, go on.")
+
+
+def test_a_counted_word_the_docs_never_use_need_not_be_next_to_the_number():
+    # "back-and-forths" is the user's word for the docs' "turns": no passage can hold it.
+    question = "How many back-and-forths does a session remember?"
+    assert measure_of(question) == Measure("count", ("back-and-forths",))
+    turns = "A session keeps the last 10 turns of the conversation."
+    assert states(question, turns)
+    # The rest of the question still has to be there, and the number too.
+    assert not states("How many back-and-forths does a validator remember?", turns)
+    assert not states(question, "A session keeps the last turns of the conversation.")
+    # A counted word the docs do use must still be next to the number.
+    assert not states("How many epochs does a session remember?", turns)
 
 
 def test_hedges_and_linking_verbs_are_no_part_of_what_a_value_is_about():

@@ -15,7 +15,8 @@ size ("the minimum size in bytes. Defaults to `500`"). A value of no particular 
 identifiers are everywhere in docs.
 
 "Next to what it asks about" means, in that neighbourhood or the passage's heading: every
-word naming the measured thing, when the question names one ("disk space", "sessions");
+word naming the measured thing that the docs use, when the question names one ("disk
+space", "sessions");
 and, unless those words name the thing itself rather than a unit ("sessions" does,
 "characters" does not), at least half the weight (by rarity) of the other distinctive
 words of the question's clause (or sentence) that asks for the value. A word in more than
@@ -241,7 +242,10 @@ def _stated_for(
 ) -> bool:
     """Whether a passage states the value `clause` asks for next to what it asks about."""
     # "How many people NEED to commit": the frame's verb names nothing that is counted.
-    named = {stem(w) for w in measure.words} - _NOT_SUBJECT
+    # "How many BACK-AND-FORTHS does a session remember?": a word the docs never use is
+    # the user's own for what they count ("the last 10 turns"), which no passage can hold;
+    # the unknown-word check weighs it.
+    named = {w for w in (stem(w) for w in measure.words) if _used(w, doc_freq)} - _NOT_SUBJECT
     if measure.kind == "percent":
         # "What percentage of the stake gets SLASHED": a share of what undergoes that; "they
         # earn 100% of the rewards" is a share of something else.
@@ -281,6 +285,11 @@ def _stated_for(
                     subject or _covered(words, weight)):
                 return True
     return False
+
+
+def _used(term: str, doc_freq: Mapping[str, int]) -> bool:
+    """Whether the docs use `term`, or its root as a word of its own."""
+    return bool(doc_freq.get(term, 0) or doc_freq.get(root(term), 0))
 
 
 @lru_cache(maxsize=4096)
