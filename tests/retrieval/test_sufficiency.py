@@ -451,6 +451,11 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("How do I run cleanup code? Is ambassador the recommended way?")
     assert asks("is ambassador the best library for cleanup code")
     assert not asks("Is cleanup code the recommended way to run the ambassador program?")
+    # ... or what a "how much" question asks the amount of; not a "how many" question's
+    # count, which users name in their own words
+    assert asks("How much ambassador is there between cleanup code runs?")
+    assert not asks("How much cleanup code runs per ambassador program?")
+    assert not asks("How many ambassadors does cleanup code remember?")
 
 
 def test_in_what_situations_asks_when_and_names_nothing():

@@ -431,7 +431,10 @@ _ASKED = re.compile(
     r"|(?:^|(?<=[.!?]\s))(?:is|are)\s+([a-z][\w.-]*)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
     r"(?:way|approach|option|choice|library|tool|solution|package)s?\b"
     # "what's the recommended way to REVOKE or BLACKLIST a token?": the doing asked about
-    r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)",
+    r"|\bway(?:\s*,[^,?]{0,60},)?\s+to\s+([a-z][\w-]*(?:\s+or\s+[a-z][\w-]*)?)"
+    # "how much OVERLAP is there between chunks?": the amount asked for is of that thing
+    # (not "how many": users count in their own words, "back-and-forths" for "turns")
+    r"|\bhow\s+much\s+([a-z][\w-]*)",
     re.I,
 )
 # A yes/no question (also after a clause setting the scene: "When we are in one world, can
@@ -457,8 +460,9 @@ _WHO = frozenset({
 def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for, or a yes/no question asks about
     (whether it can be used, whether something does it, any means it names), or a "way
-    to" question asks how to do, is one of its `unknown` words: docs that never say
-    "regions" cannot tell which regions, nor whether a "webm" file plays. A question asking
+    to" question asks how to do, or a "how much" question asks the amount of, is one of its
+    `unknown` words: docs that never say "regions" cannot tell which regions, nor whether a
+    "webm" file plays, nor how much "overlap" there is. A question asking
     which firm, company or team does something asks who, which docs answer with a name."""
     asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
     asked += [means.span(1) for ask in _YES_NO.finditer(question)
