@@ -177,6 +177,14 @@ def test_a_follow_up_asking_for_a_value_by_a_pronoun_is_answered(client, questio
     assert answer in after["response"], after["response"]
 
 
+def test_a_name_typed_as_code_is_known_when_the_docs_spell_it_as_words(client):
+    # The docs say "no cookies and no local storage"; they never write "localStorage".
+    body = client.post("/chat", json={
+        "message": "Does the web chat page save my conversation in cookies or localStorage?"}).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert "local storage" in body["response"], body["response"]
+
+
 def test_a_question_the_docs_do_not_cover_is_refused_without_sources(client):
     body = client.post("/chat", json={"message": "Can docent ingest pages from Confluence?"}).json()
     assert body["response"] == REFUSAL

@@ -458,6 +458,19 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert not asks("How many ambassadors does cleanup code remember?")
 
 
+def test_a_camel_case_name_a_passage_writes_as_words_is_spelled_apart():
+    from docent.retrieval.sufficiency import spelled_apart
+
+    said = ["The chat page keeps the conversation in memory, with no cookies and no local "
+            "storage."]
+    assert spelled_apart("localStorage", said)
+    assert spelled_apart("localStorage", ["Nothing is kept in local-storage."])
+    assert not spelled_apart("sessionStorage", said)
+    assert not spelled_apart("persistAuthorization", ["Authorization persists across reloads."])
+    # a class name is a name of its own, not words: "FileResponse" is no "file response"
+    assert not spelled_apart("FileResponse", ["Return a file response."])
+
+
 def test_in_what_situations_asks_when_and_names_nothing():
     # docs say when to use something without the word "situations" or "scenarios"
     for frame in ("In what situations", "In which scenarios", "In what cases"):

@@ -32,6 +32,7 @@ from docent.retrieval.sufficiency import (
     known_api_names,
     pointed_scene,
     remember_terms,
+    spelled_apart,
     unknown_names,
     unknown_words,
     unnamed_features,
@@ -312,7 +313,9 @@ class HybridRetriever:
         asked = asked_part(query)
         found = unknown or self._unknown(query, fingerprint)
         if self.check_names:
-            names = found.names
+            # "...cookies or localStorage?" when a passage says "no local storage"
+            names = [n for n in found.names
+                     if not spelled_apart(n, (h.chunk.text for h in hits))]
             if names and self._name_shift(query, names, vector) >= _INCIDENTAL_NAME_SHIFT:
                 return False
             if unnamed_features(asked, [h.chunk.text for h in hits]):

@@ -391,6 +391,20 @@ def unnamed_features(question: str, passages: Iterable[str]) -> list[str]:
     return unnamed
 
 
+# "localStorage": a name in lower camelCase, as code spells what prose writes as words.
+_LOWER_CAMEL = re.compile(r"[a-z]+(?:[A-Z][a-z]+)+")
+
+
+def spelled_apart(name: str, passages: Iterable[str]) -> bool:
+    """Whether `name`, written in lower camelCase ("localStorage"), is in a passage as its
+    words ("no cookies and no local storage"): docs write what code names in prose."""
+    if not _LOWER_CAMEL.fullmatch(name):
+        return False
+    words = re.findall(r"[A-Z]?[a-z]+", name)
+    apart = re.compile(r"\b" + r"[\s_-]*".join(map(re.escape, words)) + r"\b", re.I)
+    return any(apart.search(text) for text in passages)
+
+
 def unknown_words(
     question: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
     root_freq: Mapping[str, int] | None = None,
