@@ -167,6 +167,9 @@ def test_how_long_a_field_may_be_is_answered_with_its_length(client):
     # "they" says of what only by pointing back: the value check lets it through
     ("Why do I see ': ping' lines in the event stream?", "How often are they sent?",
      "DOCENT_SSE_PING_SECONDS"),
+    # "earlier" says which turns, not what is counted: "the last 10 turns" answers it
+    ("How does docent remember a conversation?", "How many earlier turns does it keep?",
+     "10 turns"),
 ])
 def test_a_follow_up_asking_for_a_value_by_a_pronoun_is_answered(client, question, follow_up,
                                                                   answer):

@@ -408,6 +408,9 @@ _COUNT_OF = re.compile(_NOUN_COUNT + "|" + _MAX_PLURAL)
 _MODIFIERS = frozenset(
     """free new different distinct separate extra additional individual unique active
     concurrent simultaneous parallel possible available total more fewer""".split()
+    # "how many EARLIER turns does it remember?": which ones, in time; docs say "the last
+    # 10 turns"
+    + "earlier previous prior past recent latest".split()
 )
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten hundred thousand million billion".split()

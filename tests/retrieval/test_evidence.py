@@ -485,6 +485,9 @@ def test_a_question_asking_for_no_value_always_passes():
     ("How many storage slots are hot?", Measure("count", ("storage", "slots"))),
     # "FREE compute units" are compute units: a modifier names no other thing
     ("How many free compute units do I get?", Measure("count", ("compute", "units"))),
+    # ... nor does one saying which ones in time: "the last 10 turns" answers it
+    ("And how many earlier turns does it remember?", Measure("count", ("turns",))),
+    ("How many previous messages are kept?", Measure("count", ("messages",))),
     ("Which FastAPI release dropped Python 3.9?", Measure("version")),
     # "the default THREAD COUNT" counts threads; "other spellings COUNT the same" is a verb
     ("What's the default thread count of the pool?", Measure("count", ("thread",))),
