@@ -245,7 +245,8 @@ def _stated_for(
     # "How many BACK-AND-FORTHS does a session remember?": a word the docs never use is
     # the user's own for what they count ("the last 10 turns"), which no passage can hold;
     # the unknown-word check weighs it.
-    named = {w for w in (stem(w) for w in measure.words) if _used(w, doc_freq)} - _NOT_SUBJECT
+    stems = (stem(w) for w in measure.words)
+    named = {s for s in stems if _used(s, doc_freq)} - _NOT_SUBJECT
     if measure.kind == "percent":
         # "What percentage of the stake gets SLASHED": a share of what undergoes that; "they
         # earn 100% of the rewards" is a share of something else.
