@@ -421,6 +421,10 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # ... whatever can do it, with what it can serve, accept, parse, return...
     assert asks("Can the program automatically serve ambassador versions of cleanup code?")
     assert not asks("Can the program serve cleanup code to an ambassador?")
+    # ... or change, customise, configure, set...
+    assert asks("Can I change the ambassador of the cleanup code?")
+    assert asks("can we customize the ambassador of the program")
+    assert not asks("Can I change the cleanup code for an ambassador?")
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
     assert asks("We run cleanup code. Does it enable code ambassador by default?")

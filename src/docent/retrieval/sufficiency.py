@@ -432,11 +432,13 @@ _ASKED = re.compile(
     r"|was|were|will|would|should|must|has|have|may|might|i|we|you|they|it|my|our|your"
     # "with what BACKOFF between attempts?": the thing asked for, before what it is of
     r"|between|for|per|on)\b"
-    # "can I use a WEBM file...?", "can StaticFiles serve PRECOMPRESSED files?": what a
-    # yes/no question asks whether it can be used, served, accepted...
+    # "can I use a WEBM file...?", "can StaticFiles serve PRECOMPRESSED files?", "can I
+    # change the COLOR of the button?": what a yes/no question asks whether it can be used,
+    # served, accepted, changed...
     r"|\bcan\s+(?:the\s+|my\s+|our\s+|your\s+|this\s+)?[\w.]+\s+"
     r"(?:automatically\s+|also\s+|natively\s+|directly\s+)?"
-    r"(?:use|upload|pass|send|load|serve|accept|parse|read|handle|return|stream|render)\s+"
+    r"(?:use|upload|pass|send|load|serve|accept|parse|read|handle|return|stream|render"
+    r"|change|customi[sz]e|configure|adjust|modify|set)\s+"
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
