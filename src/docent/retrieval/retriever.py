@@ -313,12 +313,12 @@ class HybridRetriever:
         asked = asked_part(query)
         found = unknown or self._unknown(query, fingerprint)
         if self.check_names:
+            passages = [h.chunk.text for h in hits]
             # "...cookies or localStorage?" when a passage says "no local storage"
-            names = [n for n in found.names
-                     if not spelled_apart(n, (h.chunk.text for h in hits))]
+            names = [n for n in found.names if not spelled_apart(n, passages)]
             if names and self._name_shift(query, names, vector) >= _INCIDENTAL_NAME_SHIFT:
                 return False
-            if unnamed_features(asked, [h.chunk.text for h in hits]):
+            if unnamed_features(asked, passages):
                 return False
         if self.max_unknown_shift < 2:  # 2: off; a shift never exceeds it
             shift = self._shift(query, found.words, vector)
