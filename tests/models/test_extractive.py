@@ -526,6 +526,45 @@ Docent refuses a question when the retrieved passages cannot answer it."""
     assert answer.startswith("## Allowing browsers (CORS)\n\nBrowsers block"), answer
 
 
+def test_code_under_another_heading_is_not_a_statements_example():
+    # A passage that opens with the last code block of the section before: the statement
+    # under the next heading does not describe that code from below.
+    text = """[1] Configuration > Allowing browsers (CORS) (configuration.md)
+```bash
+DOCENT_CORS_ORIGINS=https://docs.example.com docent serve
+```
+
+## Refusing questions the docs don't cover
+
+Docent refuses a question when the retrieved passages cannot answer it."""
+    answer = compose_answer("Why does docent refuse a question?", parse_references(text),
+                            fake_vectors(["refus"]))
+    assert answer.startswith("## Refusing questions the docs don't cover\n\nDocent refuses")
+    assert "CORS_ORIGINS" not in answer, answer
+    # Nor is the code opening the next section the example of the statement ending this one.
+    text = """[1] Configuration > Refusing questions the docs don't cover (configuration.md)
+Docent refuses a question when the retrieved passages cannot answer it.
+
+## Allowing browsers (CORS)
+
+```bash
+DOCENT_CORS_ORIGINS=https://docs.example.com docent serve
+```"""
+    answer = compose_answer("Why does docent refuse a question?", parse_references(text),
+                            fake_vectors(["refus"]))
+    assert "CORS_ORIGINS" not in answer, answer
+    # Under one heading, the code right before a statement's paragraph is its example.
+    text = """[1] Configuration > Refusing questions the docs don't cover (configuration.md)
+```bash
+DOCENT_MAX_UNKNOWN_SHIFT=2 docent serve
+```
+
+Docent refuses a question when the retrieved passages cannot answer it."""
+    answer = compose_answer("Why does docent refuse a question?", parse_references(text),
+                            fake_vectors(["refus"]))
+    assert "DOCENT_MAX_UNKNOWN_SHIFT=2" in answer, answer
+
+
 # Composition: which units answer, and how they are laid out.
 
 

@@ -1148,7 +1148,8 @@ def _values(text: str) -> frozenset[str]:
 
 def _code_of(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The code a statement goes with: what it announces, else the block its paragraph
-    describes from below, else the block after it."""
+    describes from below, else the block after it (under its own heading: a passage can
+    run from one section into the next)."""
     after = _code_after(intro, at)
     if after is not None and at[(after.ref.n, after.pos - 1)].unit.announces:
         return after
@@ -1196,8 +1197,9 @@ def _code_before(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Cand
     ):
         start -= 1
     code = at.get((n, start - 1))
-    if intro.pos - start > 1 or code is None or not code.unit.is_code:
-        return None
+    if (intro.pos - start > 1 or code is None or not code.unit.is_code
+            or code.unit.heading != intro.unit.heading):
+        return None  # code under another heading belongs to that section
     before = at.get((n, start - 2))
     return None if before is not None and before.unit.announces else code
 
@@ -1236,11 +1238,14 @@ def _step_after(
 
 
 def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
-    """The code block right after a unit, or after its short follow-up sentence."""
+    """The code block right after a unit, or after its short follow-up sentence, under the
+    same heading."""
     nxt = at.get((intro.ref.n, intro.pos + 1))
     if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
         nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
-    return nxt if nxt is not None and nxt.unit.is_code else None
+    if nxt is None or not nxt.unit.is_code or nxt.unit.heading != intro.unit.heading:
+        return None  # code opening the next section is that section's
+    return nxt
 
 
 def _on_topic_code(
