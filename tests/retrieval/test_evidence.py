@@ -302,6 +302,19 @@ def test_a_verb_of_getting_is_frame():
                   "50% of all fees are distributed to validators.")
 
 
+def test_how_long_something_is_kept_asks_how_long_it_lasts():
+    # "kept" and "held", the past of two frame verbs, are frame as well: "...expires after
+    # 30 minutes" answers how long sessions are kept, in docs that say "kept" elsewhere.
+    freq = {**FREQ, "kept": 3, "held": 2}
+    page = [hit("A session lasts as long as it is in use, and expires after 30 minutes "
+                "without activity.")]
+    assert states_value("how long are sessions kept?", page, freq, 100)
+    assert states_value("How long is a session held?", page, freq, 100)
+    # the frame verb does not make any duration an answer: it must still be of sessions
+    assert not states_value("how long are sessions kept?",
+                            [hit("A proposal stays open for 30 minutes.")], freq, 100)
+
+
 def test_coming_in_is_frame():
     # "In which release did that check COME IN?": when it was added, not what came
     assert states("In which release did that check come in?",
