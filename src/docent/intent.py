@@ -210,16 +210,31 @@ def set_aside(question: str) -> str | None:
     return m.group("what")
 
 
-# "What is the context budget?": a term to define, short and alone in its question.
+# "What is the context budget?", "What does SSE stand for?": a term to define, short and
+# alone in its question.
 _DEFINE = re.compile(r"^\s*(?:what\s+(?:is|are)|what's)\s+(?:an?\s+|the\s+)?"
                      r"(?P<term>[\w`'.-]+(?:\s+[\w`'.-]+){0,3}?)\s*\??\s*$", re.I)
+_MEANS = re.compile(r"^\s*what\s+(?:does|do)\s+(?:an?\s+|the\s+)?"
+                    r"(?P<term>[\w`'.-]+(?:\s+[\w`'.-]+){0,3}?)\s+(?:mean|stand\s+for)"
+                    r"\s*\??\s*$", re.I)
+# A name in code or capitals: `COMPLETED`, exit_reason, DOCENT_PORT, SSE
+_CODE_NAME = re.compile(r"`[^`]+`|[A-Z]{2,}[A-Z0-9]*|\w+_\w+")
 
 
 def defined_term(question: str) -> str | None:
-    """The term a "What is X?" question asks to define ("context budget"); None for any
-    other question."""
-    m = _DEFINE.match(_typed(question))
-    return m.group("term").strip("`") if m else None
+    """The term a "What is X?" or "What does X mean?" question asks to define ("context
+    budget"), the last name in code or capitals when it gives one among other words ("the
+    exit reason `COMPLETED`": COMPLETED, as the docs define it); None for any other
+    question."""
+    text = _typed(question)
+    m = _DEFINE.match(text) or _MEANS.match(text)
+    if m is None:
+        return None
+    term = m.group("term")
+    names = [w for w in term.split() if _CODE_NAME.fullmatch(w)]
+    if names and len(term.split()) > 1:
+        term = names[-1]
+    return term.strip("`")
 
 
 @lru_cache(maxsize=4096)

@@ -1487,6 +1487,31 @@ The context budget is the largest conversation history, in characters, sent to t
     assert lead_statement(answer).startswith("The context budget is the largest")
 
 
+def test_what_does_x_mean_leads_with_the_statement_defining_x():
+    text = """[1] Exit reasons (exit-reasons.md)
+Every docent run ends with exactly one `exit_reason`, and the exit reason says why it ended.
+
+## COMPLETED
+
+`COMPLETED` means the model answered without asking for another search."""
+    # The question names the name's kind too: the docs define the name alone.
+    for question in ("What does exit_reason COMPLETED mean?",
+                     "What does the exit reason `COMPLETED` mean?"):
+        # (every statement as close in meaning: the words the question shares decide)
+        answer = compose_answer(question, parse_references(text), fake_vectors([]))
+        assert lead_statement(answer).startswith("`COMPLETED` means"), answer
+
+
+def test_what_an_acronym_stands_for_is_where_the_docs_spell_it_out():
+    text = """[1] Streaming answers (streaming.md)
+SSE parsers ignore comment lines.
+
+`POST /chat/stream` sends the answer as a stream of Server-Sent Events (SSE)."""
+    for question in ("What does SSE stand for?", "What is SSE?"):
+        answer = compose_answer(question, parse_references(text), fake_vectors([]))
+        assert lead_statement(answer).startswith("`POST /chat/stream` sends"), answer
+
+
 def test_a_block_repeating_most_of_the_example_is_not_shown_again():
     # The page's snippet, then the whole contract holding it: one example, not two.
     text = """[1] Payments (payments.md)

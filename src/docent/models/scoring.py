@@ -156,8 +156,14 @@ def _definition(term: str | None) -> re.Pattern[str] | None:
     if term is None:
         return None
     words = r"[\s-]+".join(re.escape(w) for w in term.split())
-    return re.compile(rf"^(?:the\s+|an?\s+)?`?{words}`?(?:\s+(?:is|are|means|refers\s+to)\b|:)",
-                      re.I)
+    # "What does SSE stand for?": "...as a stream of Server-Sent Events (SSE)." spells it out
+    spelled = (rf"|[^\n]*?\w[^\n(]*\(`?{re.escape(term)}`?\)"
+               if _ACRONYM.fullmatch(term) else "")
+    return re.compile(rf"^(?:the\s+|an?\s+)?`?{words}`?(?:\s+(?:is|are|means|refers\s+to)\b|:)"
+                      rf"{spelled}", re.I)
+
+
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,5}s?")
 
 
 @dataclass(frozen=True)
