@@ -302,6 +302,18 @@ def test_a_verb_of_getting_is_frame():
                   "50% of all fees are distributed to validators.")
 
 
+def test_a_count_may_end_in_a_magnitude():
+    # "3M+ users" counts users; the "40+" next to "chains" does not.
+    freq = {**FREQ, "ferry": 2, "bridg": 3, "volum": 3, "handl": 3}
+    question = ("how big is Ferry actually? how many users and how much volume has that "
+                "bridge handled so far?")
+    page = [hit("Ferry is a transfer network that has served 3M+ users and moved $2B+ in "
+                "volume across 40+ chains. It settles transfers in seconds.")]
+    assert states_value(question, page, freq, 100)
+    assert states_value("How many users does Ferry have?", [hit("Ferry has 20k users.")],
+                        {**freq, "ferry": 2}, 100)
+
+
 def test_how_long_something_is_kept_asks_how_long_it_lasts():
     # "kept" and "held", the past of two frame verbs, are frame as well: "...expires after
     # 30 minutes" answers how long sessions are kept, in docs that say "kept" elsewhere.

@@ -84,7 +84,9 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     ),
     # A share ("50% of fees go to validators") is no count of what it is a share of.
     # "More than one thread", "one or more workers" give no number of them.
-    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?![\w/.%-])(?!\s*(?:%|per\s*cent\b))"
+    # "5M+ users", "10k stars": a magnitude's letter is part of the number.
+    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?:[kKmMbB](?=[+\s]))?(?![\w/.%-])"
+                        r"(?!\s*(?:%|per\s*cent\b))"
                         r"|(?<!\bthan\s)(?<!\bleast\s)\b(?:one(?!\s+or\s+more\b)|two|three|four"
                         r"|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b",
                         re.I),
