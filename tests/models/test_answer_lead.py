@@ -1910,9 +1910,16 @@ def test_a_statement_with_three_words_of_its_own_says_more_than_a_long_question(
     "I will teach you how each piece fits together.",
     "Whether you're bridging stablecoins or ETH, this guide will walk you through the process.",
     "This guide teaches developers how to create WebSocket connections.",
+    "This comprehensive guide teaches developers how to manage RPC keys.",
+    "This short step-by-step tutorial walks you through a first deployment.",
 ])
 def test_a_promise_of_more_docs_is_filler_whatever_its_emphasis(text):
     assert is_filler(text)
+
+
+def test_a_statement_about_a_thing_named_guide_is_no_filler():
+    assert not is_filler("This setting shows users the guide page first.")
+    assert not is_filler("This install guide file teaches nothing new; run `make`.")
 
 
 PRICE_FEEDS = """[1] Price Feeds > Somnia Testnet Price Feeds (price-feeds.md)

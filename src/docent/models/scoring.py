@@ -63,8 +63,9 @@ _FILLER_RE = re.compile(
     r"(?:shows|explains|describes|covers|lists|walks|will|is\s+about|contains|gives|helps"
     r"|introduces|outlines|provides|demonstrates)\b"
     # "Whether you're bridging stablecoins..., this guide will walk you through...", "This
-    # guide teaches developers how to..."
-    r"|\bthis\s+(?:page|guide|section|tutorial|article|walkthrough)\s+(?:will\s+)?"
+    # guide teaches developers how to...", "This comprehensive guide teaches developers..."
+    r"|\bthis\s+(?:[\w-]+\s+){0,2}?(?:page|guide|section|tutorial|article|walkthrough)\s+"
+    r"(?:will\s+)?"
     r"(?:walks?|shows?|teach(?:es)?|guides?|takes?)\s+(?:you|developers|readers|users)\b"
     r"|^(?:here|below|above|next|now|then),?\s+(?:we|you|i)(?:'ll|\s+will|\s+can|\s+are\s+going\s+to)?"
     r"\s+(?:see|learn|look|find|show|walk|cover|explore|go|discuss|describe|explain)\b"
