@@ -492,6 +492,13 @@ def test_an_unknown_name_in_passing_does_not_refuse_one_the_question_is_about_do
                   "enable the fast path with the flags and the notes on flags?")
     assert retriever.search(in_passing, 3)[0].chunk.source_file == "flags.md"
     assert retriever.search("How do I set ZQX_TURBO_MODE on Arduino?", 3) == []
+    # A name the question asks whether there is, an option say, is what it is about, however
+    # little it moves the vector: the docs never naming it cannot say there is one.
+    asked = ("How do I set ZQX_TURBO_MODE to enable the fast path with the flags and the notes "
+             "on flags? Is there an arduino_board option?")
+    assert retriever.unknown_names(asked) == ["arduino_board"]
+    assert retriever.search(asked, 3) == []
+    assert retriever.search(asked.replace("arduino_board", "ZQX_TURBO_MODE"), 3)
 
 
 def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(

@@ -460,6 +460,10 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("How much ambassador is there between cleanup code runs?")
     assert not asks("How much cleanup code runs per ambassador program?")
     assert not asks("How many ambassadors does cleanup code remember?")
+    # ... or whether there is such an option, setting or parameter
+    assert asks("Does cleanup code reload itself? Is there an ambassador option?")
+    assert asks("is there any ambassador setting for cleanup code")
+    assert not asks("Is there an option for cleanup code in the ambassador program?")
 
 
 def test_a_camel_case_name_a_passage_writes_as_words_is_spelled_apart():

@@ -316,7 +316,8 @@ class HybridRetriever:
             passages = [h.chunk.text for h in hits]
             # "...cookies or localStorage?" when a passage says "no local storage"
             names = [n for n in found.names if not spelled_apart(n, passages)]
-            if names and self._name_shift(query, names, vector) >= _INCIDENTAL_NAME_SHIFT:
+            if names and (asks_for_unknown(query, _named(query, names))
+                          or self._name_shift(query, names, vector) >= _INCIDENTAL_NAME_SHIFT):
                 return False
             if unnamed_features(asked, passages):
                 return False

@@ -443,6 +443,9 @@ _ASKED = re.compile(
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
     r"(?:enable|support|turn\s+on|allow|have(?!\s+to\b)|offer)\s+(?:an?\s+|the\s+|any\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    # "is there an AUTO_RELOAD option?": whether that setting exists
+    r"|\bis\s+there\s+(?:an?\s+|any\s+)?([a-z][\w-]*)\s+(?:option|setting|parameter|flag"
+    r"|argument|config(?:uration)?|method|function|field|attribute|endpoint|command)s?\b"
     # "is SLOWAPI the recommended way?": whether the thing it names is the way
     r"|(?:^|(?<=[.!?]\s))(?:is|are)\s+([a-z][\w.-]*)\s+(?:the|a|an)\s+(?:[\w-]+\s+){0,2}?"
     r"(?:way|approach|option|choice|library|tool|solution|package)s?\b"
