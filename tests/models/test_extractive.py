@@ -541,18 +541,6 @@ Docent refuses a question when the retrieved passages cannot answer it."""
                             fake_vectors(["refus"]))
     assert answer.startswith("## Refusing questions the docs don't cover\n\nDocent refuses")
     assert "CORS_ORIGINS" not in answer, answer
-    # Nor is the code opening the next section the example of the statement ending this one.
-    text = """[1] Configuration > Refusing questions the docs don't cover (configuration.md)
-Docent refuses a question when the retrieved passages cannot answer it.
-
-## Allowing browsers (CORS)
-
-```bash
-DOCENT_CORS_ORIGINS=https://docs.example.com docent serve
-```"""
-    answer = compose_answer("Why does docent refuse a question?", parse_references(text),
-                            fake_vectors(["refus"]))
-    assert "CORS_ORIGINS" not in answer, answer
     # Under one heading, the code right before a statement's paragraph is its example.
     text = """[1] Configuration > Refusing questions the docs don't cover (configuration.md)
 ```bash

@@ -1148,8 +1148,8 @@ def _values(text: str) -> frozenset[str]:
 
 def _code_of(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
     """The code a statement goes with: what it announces, else the block its paragraph
-    describes from below, else the block after it (under its own heading: a passage can
-    run from one section into the next)."""
+    describes from below (under its own heading: a passage can run from one section into
+    the next), else the block after it."""
     after = _code_after(intro, at)
     if after is not None and at[(after.ref.n, after.pos - 1)].unit.announces:
         return after
@@ -1238,14 +1238,13 @@ def _step_after(
 
 
 def _code_after(intro: Candidate, at: dict[tuple[int, int], Candidate]) -> Candidate | None:
-    """The code block right after a unit, or after its short follow-up sentence, under the
-    same heading."""
+    """The code block right after a unit, or after its short follow-up sentence (under the
+    next heading too: a crawl's section title line, "Secure Implementation", can stand
+    between a point and the code it goes with)."""
     nxt = at.get((intro.ref.n, intro.pos + 1))
     if nxt is not None and nxt.unit.kind == "prose" and nxt.unit.block == intro.unit.block:
         nxt = at.get((intro.ref.n, intro.pos + 2))  # after the tail sentence
-    if nxt is None or not nxt.unit.is_code or nxt.unit.heading != intro.unit.heading:
-        return None  # code opening the next section is that section's
-    return nxt
+    return nxt if nxt is not None and nxt.unit.is_code else None
 
 
 def _on_topic_code(
