@@ -151,9 +151,14 @@ def _denies(text: str, wanted: set[str]) -> bool:
                for m in _NEGATION.finditer(text))
 
 
+_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,5}s?")  # "SSE", "APIs"
+
+
 def _definition(term: str | None) -> re.Pattern[str] | None:
     """A statement defining `term`: opening with it, then "is", "are", "means", "refers to"
-    or a colon ("The context budget is the largest history...", "SOM0: The initial set...")."""
+    or a colon ("The context budget is the largest history...", "SOM0: The initial set..."),
+    or, for an acronym, spelling it out before it in brackets ("...Server-Sent Events
+    (SSE)")."""
     if term is None:
         return None
     words = r"[\s-]+".join(re.escape(w) for w in term.split())
@@ -162,9 +167,6 @@ def _definition(term: str | None) -> re.Pattern[str] | None:
                if _ACRONYM.fullmatch(term) else "")
     return re.compile(rf"^(?:the\s+|an?\s+)?`?{words}`?(?:\s+(?:is|are|means|refers\s+to)\b|:)"
                       rf"{spelled}", re.I)
-
-
-_ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,5}s?")
 
 
 @dataclass(frozen=True)
