@@ -873,6 +873,37 @@ def test_a_changelog_entry_leads_only_an_answer_about_releases():
     assert lead_statement(changed).startswith("📝 Update docs for HTTP Basic Auth")
 
 
+CHANGELOG_ENTRIES = """[1] WebSockets > Install (advanced/websockets.md)
+Add the websockets package to your project before you write a websocket route.
+
+[2] Release Notes > 0.97.0 > Features (release-notes.md)
+- ✨ Add support for dependencies in websocket routes.
+- ✨ Add an exception handler for websocket route validation errors.
+
+[3] Release Notes > 0.61.0 > Features (release-notes.md)
+- Add support for injecting the websocket route's connection.
+- Export the websocket route's disconnect exception."""
+
+
+def test_an_answer_not_about_releases_quotes_at_most_two_changelog_entries():
+    refs = parse_references(CHANGELOG_ENTRIES)
+    answer = compose_answer("Which package do I add before I write my first websocket route?",
+                            refs, fake_vectors(["websocket"]))
+    assert lead_statement(answer).startswith("Add the websockets package")
+    entries = [line for line in answer.splitlines() if "[2]" in line or "[3]" in line]
+    assert len(entries) == 2, answer
+    # an answer about releases quotes every entry
+    answer = compose_answer("Which releases added websocket route features?", refs,
+                            fake_vectors(["websocket"]))
+    assert len([line for line in answer.splitlines() if "[2]" in line or "[3]" in line]) >= 4
+    # nor is the cap for an answer the changelog alone can give: it leads with an entry
+    only = parse_references(CHANGELOG_ENTRIES.split("\n\n", 1)[1].replace("[2]", "[1]", 1)
+                            .replace("[3]", "[2]", 1))
+    answer = compose_answer("Which package do I add before I write my first websocket route?",
+                            only, fake_vectors(["websocket"]))
+    assert len([line for line in answer.splitlines() if "[1]" in line or "[2]" in line]) >= 4
+
+
 def test_one_of_the_best_statements_of_all_is_a_key_point_whatever_its_page():
     # [2]'s statement ranks second of all, yet its page falls short of 0.8 of the lead's.
     text = """[1] Launch checklist (launch.md)

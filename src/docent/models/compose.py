@@ -127,6 +127,12 @@ _POINT_SHARE = 0.6
 _TOP_SHARE = 0.4
 # ... and the _BEST_OF_ALL best statements of all, from any passage.
 _BEST_OF_ALL = 4
+# At most this many changelog entries are key points of an answer that is not about
+# releases: "Adding my first websocket route, do I need an extra package?" had five
+# ("✨ Add support for `dependencies` in WebSocket routes. PR #4534 ... (in 0.97.0)") and
+# not the tutorial's `uv add websockets`. None at all lost answers a release note gives
+# ("`APIKeyQuery`", "`separate_input_output_schemas`").
+_MAX_ENTRIES = 2
 # A selected sentence takes the next one of its paragraph along when that one is short.
 _TAIL_CHARS = 120
 # (counted as read, as chunking cleans it for embedding: a link's target is not, "use
@@ -339,7 +345,8 @@ def compose_parts(
     heading = plain_heading(lead.unit.heading) or lead.ref.topic
     yield f"## {heading}\n\n{statement} {_cite(lead.ref)}"
 
-    points = [c for c in _key_points(lead, cands) if id(c) not in used and not c.filler]
+    points = [c for c in _key_points(lead, cands, entry_leads) if id(c) not in used
+              and not c.filler]
     # Code a key point introduces goes right under that point, not after the lead, where
     # it would read as the answer's example and leave the point ending in a colon.
     by_score = sorted(points, key=lambda c: -c.score)
@@ -760,9 +767,18 @@ def _introduced(intro: Candidate, cands: list[Candidate]) -> list[Candidate]:
     return [c for c in _neighbours(intro, cands, None) if c.unit.kind in ("item", "row")]
 
 
-def _key_points(lead: Candidate, cands: list[Candidate]) -> list[Candidate]:
-    """What goes with the lead, then the best units of relevant passages, in document order."""
+def _key_points(
+    lead: Candidate, cands: list[Candidate], releases: bool = True
+) -> list[Candidate]:
+    """What goes with the lead, then the best units of relevant passages, in document order
+    (of changelog entries, unless the answer is about releases or leads with one, only the
+    `_MAX_ENTRIES` best)."""
     prose = [c for c in cands if not c.unit.is_code]
+    if not releases and not is_changelog(source_of(lead.ref)):
+        entries = sorted((c for c in prose if is_changelog(source_of(c.ref))),
+                         key=lambda c: -c.score)
+        dropped = {id(c) for c in entries[_MAX_ENTRIES:]}
+        prose = [c for c in prose if id(c) not in dropped]
     best: dict[int, float] = {}
     for c in prose:
         best[c.page] = max(best.get(c.page, 0.0), c.score)
