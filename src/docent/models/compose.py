@@ -127,10 +127,11 @@ _POINT_SHARE = 0.6
 _TOP_SHARE = 0.4
 # ... and the _BEST_OF_ALL best statements of all, from any passage.
 _BEST_OF_ALL = 4
-# At most this many changelog entries are key points of an answer that is not about
-# releases: "Adding my first websocket route, do I need an extra package?" had five
-# ("✨ Add support for `dependencies` in WebSocket routes. PR #4534 ... (in 0.97.0)") and
-# not the tutorial's `uv add websockets`. None at all lost answers a release note gives
+# At most this many changelog entries are chosen as key points of an answer that is not
+# about releases (a release's list one announces still comes along with it): "Adding my
+# first websocket route, do I need an extra package?" had five ("✨ Add support for
+# `dependencies` in WebSocket routes. PR #4534 ... (in 0.97.0)") and not the tutorial's
+# `uv add websockets`. None at all lost answers a release note gives
 # ("`APIKeyQuery`", "`separate_input_output_schemas`").
 _MAX_ENTRIES = 2
 # A selected sentence takes the next one of its paragraph along when that one is short.
@@ -772,7 +773,7 @@ def _key_points(
 ) -> list[Candidate]:
     """What goes with the lead, then the best units of relevant passages, in document order
     (of changelog entries, unless the answer is about releases or leads with one, only the
-    `_MAX_ENTRIES` best)."""
+    `_MAX_ENTRIES` best are chosen; a list one of them announces comes along)."""
     prose = [c for c in cands if not c.unit.is_code]
     if not releases and not is_changelog(source_of(lead.ref)):
         entries = sorted((c for c in prose if is_changelog(source_of(c.ref))),
