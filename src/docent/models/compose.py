@@ -286,9 +286,10 @@ def compose_parts(
         tail = _tail(c, cands)
         return tail is None or echoes(tail, wanted, question)
 
-    # "What port does docent listen on by default?": of the statements giving a number,
-    # "`DOCENT_PORT` is the port...; the default is 8000" names the port, "`docent serve`
-    # listens on 127.0.0.1 by default" only matches the rest of the question better.
+    # "What port does docent listen on by default?": "`DOCENT_PORT` is the port...; the
+    # default is 8000" names the port, "`docent serve` listens on 127.0.0.1 by default" only
+    # matches the rest of the question better. (Naming it is enough: the statement need not
+    # give a number, "`DOCENT_HOST` and `DOCENT_PORT` set where the server listens" names it.)
     noun = set(terms(noun_asked(question) or "")) if intent.kind == "value" else set()
 
     def names_noun(c: Candidate) -> bool:
