@@ -7,7 +7,8 @@
 - `runaway`: never stops: a stream of tokens (or a body trickled byte by byte) that
   ignores `max_tokens`;
 - `capped`: writes words until the request's `max_tokens`, then stops (`length`);
-- `hang`: reads the request and never answers.
+- `hang`: reads the request and never answers;
+- `held`: answers as `cited` does, once `released` is set.
 Every request body is kept in `requests`.
 """
 
@@ -73,9 +74,10 @@ def fake_openai(behaviour: str) -> Iterator[FakeOpenAI]:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
             fake.requests.append(body)
             try:
-                if behaviour == "hang":
+                if behaviour in ("hang", "held"):
                     fake.released.wait(120)
-                    return
+                    if behaviour == "hang":
+                        return
                 if body.get("stream"):
                     self._stream(body)
                 else:
@@ -108,7 +110,8 @@ def fake_openai(behaviour: str) -> Iterator[FakeOpenAI]:
                 cap = int(body.get("max_tokens") or 10_000)
                 payload = json.dumps(_completion("word " * cap, "length")).encode()
             else:
-                payload = json.dumps(_completion(answer_from(body, behaviour == "cited"))).encode()
+                payload = json.dumps(_completion(answer_from(body, behaviour in ("cited", "held"))))
+                payload = payload.encode()
             self._headers("application/json", len(payload))
             self.wfile.write(payload)
 
@@ -123,7 +126,7 @@ def fake_openai(behaviour: str) -> Iterator[FakeOpenAI]:
                 cap = int(body.get("max_tokens") or 10_000)
                 pieces, finish = ["word "] * cap, "length"
             else:
-                text = answer_from(body, behaviour == "cited")
+                text = answer_from(body, behaviour in ("cited", "held"))
                 pieces, finish = re.findall(r"\s*\S+", text), "stop"
             for piece in pieces:
                 self._send_chunk(_chunk(piece))

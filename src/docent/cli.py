@@ -170,7 +170,12 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
     configure_logging(settings.log_level)
     if workers == 1:
         app = create_app(settings, build_runtime)
-        uvicorn.Server(server_config(app, settings, host, port)).run()
+        try:
+            uvicorn.Server(server_config(app, settings, host, port)).run()
+        except KeyboardInterrupt:
+            # Ctrl+C: uvicorn finished what it was answering, then raised the signal again
+            # for the default handler, whose KeyboardInterrupt would print a traceback.
+            return 130  # 128 + SIGINT, as a shell reports a command Ctrl+C stopped
         return 0
     host, port = host or settings.host, settings.port if port is None else port
     try:
