@@ -438,6 +438,13 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("When we run cleanup code, can it talk to others over ambassador chat?")
     assert not asks("Can the ambassador program talk to others over cleanup code?")
     assert not asks("How do I send cleanup code over ambassador chat?")  # no yes/no question
+    # ... but in any question, the tool it names to do it with: "...call a SOAP service
+    # using zeep?" (not in a sentence setting the scene)
+    assert asks("What's the recommended way to run cleanup code using ambassador?")
+    assert asks("How do I run cleanup code via the ambassador?")
+    assert asks("how do i run cleanup code through ambassador?")
+    assert not asks("We deploy using ambassador. How do I run cleanup code?")
+    assert not asks("How do I run cleanup code with the ambassador program?")
     # ... with whatever it is done, each means it names
     assert asks("Can I run cleanup code through the program using an ambassador instead?")
     assert asks("Can cleanup code compress its output with ambassador?")

@@ -467,6 +467,14 @@ _MEANS = re.compile(r"\b(?:over|via|through|using|with|against)\s+(?:an?\s+|the\
                     re.I)
 
 
+# ... and, in any sentence that asks, the tool it names to do it with ("What's the
+# recommended way to call a SOAP service USING ZEEP?"); "over" and "with" name the user's
+# own scene there as often ("...sent OVER THE WIRE?", "the dice example WITH THE FANCY
+# animation").
+_QUESTION_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))[^.?!]*\?")
+_TOOL = re.compile(r"\b(?:via|through|using)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)", re.I)
+
+
 # Which firm / company / team...: asks who, and docs name the auditor or the maintainer
 # without the word for what kind of body it is.
 _WHO = frozenset({
@@ -480,13 +488,16 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     """Whether the thing a which/what question asks for, or a yes/no question asks about
     (whether it can be used, whether something does it, any means it names, whether there
     is such an option or setting), or a "way to" question asks how to do, or a "how much"
-    question asks the amount of, is one of its `unknown` words (or names): docs that never
+    question asks the amount of, or any question names as its tool ("using zeep"), is one
+    of its `unknown` words (or names): docs that never
     say "regions" cannot tell which regions, nor whether a "webm" file plays, nor how much
     "overlap" there is. A question asking which firm, company or team does something asks
     who, which docs answer with a name."""
     asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
     asked += [means.span(1) for ask in _YES_NO.finditer(question)
               for means in _MEANS.finditer(question, ask.start(), ask.end())]
+    asked += [means.span(1) for ask in _QUESTION_SENTENCE.finditer(question)
+              for means in _TOOL.finditer(question, ask.start(), ask.end())]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
 
