@@ -338,6 +338,10 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     "This guide is not an introduction to Solidity Programming; you are expected to "
     "understand Basic Solidity Programming.",
     "Familiarity with React and Next.js is assumed.",
+    # a pointer within the page, a greeting, what following the page will do for you
+    "Jump to the [`Dockerfile` below 👇](#build-a-docker-image).",
+    "Welcome to the **Example Developer FAQ**! This guide is designed for developers.",
+    "By following this tutorial, you'll implement industry-standard security measures.",
 ])
 def test_sentences_about_the_docs_are_filler(text):
     assert is_filler(text)
@@ -358,6 +362,10 @@ def test_sentences_about_the_docs_are_filler(text):
     "Let's Encrypt issues free certificates that expire after three months.",
     # a step sending the reader to the product itself, not to more docs
     "Visit [app.example.com](https://app.example.com/) and connect your wallet.",
+    # jumping, welcoming and following as the product's own doing
+    "The cursor jumps to the next field when the form is valid.",
+    "The welcome message greets each new member of the server.",
+    "By following the redirect, the client reaches the new address.",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

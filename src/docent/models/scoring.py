@@ -88,6 +88,12 @@ _FILLER_RE = re.compile(
     r"|^(?:read|see|check|refer\s+to|follow|consult)\s+\["
     r"|^(?:visit|head\s+(?:over\s+)?to)\s+\[(?![^\]]*\]\(https?://)"
     r"|^for\s+(?:more|further|additional|full)\s+(?:details|information|info|examples)\b"
+    # a pointer within the page ("Jump to the [`Dockerfile` below 👇](#build-...)") or a
+    # greeting ("Welcome to the Somnia Network Developer FAQ!")
+    r"|^(?:jump|skip)\s+(?:straight\s+|right\s+)?to\b|^welcome\s+to\b"
+    # what following it will do for the reader ("By following this tutorial, you'll...")
+    r"|^by\s+(?:following|completing|the\s+end\s+of)\s+this\s+(?:[\w-]+\s+)?(?:guide"
+    r"|tutorial|page|section|article|walkthrough)\b"
     # a tutorial's recap: "Congratulations 🎉 You've just published...", "You've
     # successfully integrated ConnectKit..."
     r"|^(?:congratulations|congrats|well\s+done|great\s+job)\b"
