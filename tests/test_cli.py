@@ -113,3 +113,26 @@ def test_serve_refuses_workers_where_sockets_cannot_share_a_port(monkeypatch, ca
     monkeypatch.setattr("docent.api.workers.spreads_connections", lambda: False)
     assert main(["serve", "--workers", "2"]) == 2
     assert "--workers needs Linux" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "http"])
+def test_serve_refuses_a_port_out_of_range(port, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--port", port])
+    assert exit_.value.code == 2
+    assert "--port: must be a port number from 1 to 65535" in capsys.readouterr().err
+
+
+def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys):
+    """docs/deployment.md: a second server on a port in use stops at once, one process or
+    several; it used to load the index and model first, then fail with uvicorn's error."""
+    def loads(*_args, **_kwargs):
+        raise AssertionError("the app was built before the port was checked")
+
+    monkeypatch.setattr("docent.api.app.create_app", loads)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p_serve = sub.add_parser("serve", help="run the HTTP API")
     p_serve.add_argument("--host", default=None, help="default: DOCENT_HOST (127.0.0.1)")
-    p_serve.add_argument("--port", type=int, default=None, help="default: DOCENT_PORT (8000)")
+    p_serve.add_argument("--port", type=_port, default=None, help="default: DOCENT_PORT (8000)")
     p_serve.add_argument("--workers", type=int, default=1,
                          help="server processes sharing the port (default 1; see docs)")
 
@@ -151,12 +151,28 @@ def _words(text: str) -> str:
     return "".join(text.split())
 
 
+def _port(value: str) -> int:
+    """`--port`: a TCP port, 1 to 65535, as DOCENT_PORT takes."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {value!r}")
+    return port
+
+
 def _serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> int:
     import uvicorn
 
     from docent.api.app import create_app
     from docent.api.server import server_config
-    from docent.api.workers import reserve_port, serve_workers, spreads_connections
+    from docent.api.workers import (
+        bound_socket,
+        reserve_port,
+        serve_workers,
+        spreads_connections,
+    )
     from docent.logs import configure_logging
     from docent.runtime import build_runtime
 
@@ -168,23 +184,25 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
               "port's connections; run one docent serve per port instead", file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
-    if workers == 1:
+    host, port = host or settings.host, settings.port if port is None else port
+    try:  # the port first: a busy one fails at once, before the index and model load
+        sock = bound_socket(host, port) if workers == 1 else reserve_port(host, port)
+    except OSError as exc:
+        print(f"docent serve: cannot listen on {host}:{port}: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    if workers > 1:
+        with sock, _multiprocess_metrics():
+            return serve_workers(workers, host, sock.getsockname()[1])
+    with sock:
         app = create_app(settings, build_runtime)
+        server = uvicorn.Server(server_config(app, settings, host, port))
         try:
-            uvicorn.Server(server_config(app, settings, host, port)).run()
+            server.run(sockets=[sock])  # uvicorn listens once the app has started
         except KeyboardInterrupt:
             # Ctrl+C: uvicorn finished what it was answering, then raised the signal again
             # for the default handler, whose KeyboardInterrupt would print a traceback.
             return 130  # 128 + SIGINT, as a shell reports a command Ctrl+C stopped
-        return 0
-    host, port = host or settings.host, settings.port if port is None else port
-    try:
-        guard = reserve_port(host, port)
-    except OSError as exc:
-        print(f"docent serve: cannot listen on {host}:{port}: {exc}", file=sys.stderr)  # noqa: T201
-        return 1
-    with guard, _multiprocess_metrics():
-        return serve_workers(workers, host, guard.getsockname()[1])
+    return 0 if server.started else 1
 
 
 @contextmanager

@@ -168,6 +168,19 @@ def _bound_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port for one server process, not listening yet (uvicorn
+    listens once the app has started); OSError when anything holds the port."""
+    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
