@@ -136,3 +136,13 @@ def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys)
         port = busy.getsockname()[1]
         assert main(["serve", "--port", str(port)]) == 1
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_ask_on_an_empty_index_says_to_ingest_first(tmp_path):
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")},
+           "DOCENT_DATA_DIR": str(tmp_path / "data"), "DOCENT_LLM_PROVIDER": "extractive"}
+    out = subprocess.run([sys.executable, "-m", "docent.cli", "ask", "How do I change the port?"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert "nothing is indexed yet" in out.stderr and "docent ingest" in out.stderr
+    assert out.stdout == "" and "Traceback" not in out.stderr

@@ -205,3 +205,15 @@ def test_a_data_directory_replaced_under_the_server_is_served_from(embedded, tmp
         body = c.post("/chat", json=question).json()
     assert body["exit_reason"] == "COMPLETED", body["response"]
     assert "DOCENT_SESSION_TTL_SECONDS" in body["response"]
+
+
+@pytest.mark.parametrize(("chunks", "warned"), [(list(GUIDE), False), ([], True)])
+def test_an_empty_index_is_warned_about_at_start_up(settings, caplog, chunks, warned):
+    """An operator who forgot `docent ingest` learns it from the log, not from the answers."""
+    runtime = Runtime(settings=settings, graph=None, retriever=FakeRetriever(chunks=chunks),  # type: ignore[arg-type]
+                      model_id="scripted")
+    with caplog.at_level(logging.WARNING, logger="docent.api.app"):
+        with TestClient(create_app(settings, lambda _s: runtime)):
+            pass
+    empty = [r for r in caplog.records if "the index is empty" in r.getMessage()]
+    assert len(empty) == warned

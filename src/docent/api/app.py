@@ -98,6 +98,7 @@ def create_app(settings: Settings, build: Callable[[Settings], Runtime]) -> Fast
         runtime = build(settings)
         # So the first questions don't pay for loading the model, the indexes and more.
         await asyncio.to_thread(runtime.warm_up)
+        await _warn_if_empty(runtime)
         freeze_start_up_objects()  # full collections no longer scan them (docent/heap.py)
         app.state.runtime = runtime
         app.state.gate = build_gate(settings, runtime.shared)
@@ -269,6 +270,19 @@ async def _scrape(app: FastAPI, runtime: Runtime) -> bytes:
     if status is not None:
         rows += status.gauges()
     return metrics.exposition(rows)
+
+
+async def _warn_if_empty(runtime: Runtime) -> None:
+    """One warning at start-up when nothing is indexed: every answer would be the refusal,
+    and an operator who forgot `docent ingest` (or pointed at another data dir) should
+    not have to find out from the answers."""
+    try:
+        empty = await _count_chunks(runtime) == 0
+    except Exception:  # noqa: BLE001 - an unreachable store is /ready's to report
+        return
+    if empty:
+        log.warning("the index is empty: every question gets the refusal until `docent ingest` "
+                    "runs with this server's DOCENT_DATA_DIR (or Chroma collection)")
 
 
 async def _count_chunks(runtime: Runtime) -> int:
