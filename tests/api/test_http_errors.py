@@ -43,12 +43,27 @@ def test_malformed_json_is_invalid_query(client, path):
         ({}, "missing field 'message'"),
         ({"message": "q", "top_k": 0}, "'top_k'"),
         ({"message": "q", "messages": [{"role": "system", "content": "x"}]}, "role"),
-        ([1, 2], "body"),
+        ([1, 2], "The request body is not a JSON object"),
     ],
 )
 def test_bad_bodies_are_invalid_query_with_a_useful_message(client, body, fragment):
     body = assert_envelope(client.post("/chat", json=body), 400, "INVALID_QUERY")
     assert fragment in body["error"]
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/stream"])
+@pytest.mark.parametrize(("content", "headers", "what"), [
+    (b"", {}, "missing"),
+    (b"", {"content-type": "application/json"}, "missing"),
+    (b'{"message": "hi"}', {"content-type": "text/plain"}, "not a JSON object"),
+    (b"message=hi", {"content-type": "application/x-www-form-urlencoded"}, "not a JSON object"),
+])
+def test_a_body_missing_or_not_sent_as_json_says_how_to_send_it(client, path, content, headers,
+                                                               what):
+    body = assert_envelope(client.post(path, content=content, headers=headers), 400,
+                           "INVALID_QUERY")
+    assert body["error"] == (f'The request body is {what}: send one such as {{"message": "..."}}, '
+                             "with the header Content-Type: application/json.")
 
 
 def test_an_unknown_field_is_named_but_not_echoed_at_length(client):

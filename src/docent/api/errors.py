@@ -109,6 +109,10 @@ def _describe(errors: Any) -> str:
     for err in list(errors)[:5]:
         if err.get("type") == "json_invalid":
             return "The request body is not valid JSON."
+        if tuple(err.get("loc", ())) == ("body",):  # no body, or no JSON object (form, list...)
+            what = "missing" if err.get("type") == "missing" else "not a JSON object"
+            return (f'The request body is {what}: send one such as {{"message": "..."}}, '
+                    "with the header Content-Type: application/json.")
         where = _where(err.get("loc", ()))
         if err.get("type") == "extra_forbidden":
             part = f"unknown field '{where}'"
