@@ -207,7 +207,10 @@ async def _get(
                         raise _Skip(f"larger than {max_bytes // (1024 * 1024)} MB")
                 return response, bytes(body)
         except httpx.HTTPError as exc:
-            raise _Skip(type(exc).__name__) from None
+            # "ConnectError: [Errno 111] Connection refused": the kind, and what the OS said
+            detail = " ".join(str(exc).split())[:200]
+            raise _Skip(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+                        ) from None
     raise _Skip("too many redirects")
 
 

@@ -122,6 +122,14 @@ def test_a_missing_sitemap_is_a_clear_error(data_settings):
             crawl(site.base + "/nope.xml", mirror_dir(data_settings.data_dir, site.base))
 
 
+def test_a_site_that_cannot_be_reached_says_what_the_connection_did(data_settings):
+    from tests.live import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/sitemap.xml"  # nothing listens there
+    with pytest.raises(CrawlError, match=r"could not fetch the sitemap .*: ConnectError: \S"):
+        crawl(url, mirror_dir(data_settings.data_dir, url))
+
+
 def test_docent_ingest_takes_a_sitemap_url(monkeypatch, tmp_path, capsys):
     from docent import ingest
 
