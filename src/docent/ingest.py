@@ -14,6 +14,7 @@ import logging
 import sys
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,8 @@ from docent.retrieval.suspicious import Finding, find_suspicious, without_lines
 from docent.retrieval.types import Chunk
 
 log = logging.getLogger(__name__)
+
+INGEST_LOCK = "ingest.lock"  # in DOCENT_DATA_DIR: one ingestion writes an embedded store at a time
 
 
 class IngestError(Exception):
@@ -135,11 +138,44 @@ def ingest_path(
 ) -> IngestReport:
     """Bring the store in step with the doc files under `path`; bad files are skipped and
     reported. Deep links are a file's URL in `page_urls` (by relative path: a crawled
-    site), else `base_url` (default `DOCENT_DOCS_BASE_URL`) and the file's path."""
-    started = time.perf_counter()
+    site), else `base_url` (default `DOCENT_DOCS_BASE_URL`) and the file's path. One
+    ingestion at a time writes an embedded store: another waits for it (`_one_at_a_time`)."""
     root = Path(path).expanduser()
     if not root.exists():
         raise IngestError(f"docs path not found: {root} (pass a folder of doc files)")
+    embedded = store is None and settings.chroma_url is None  # the store under data_dir
+    with _one_at_a_time(settings) if embedded else nullcontext():
+        return _ingest(root, settings, reset, store, embedder, progress, base_url, page_urls)
+
+
+@contextmanager
+def _one_at_a_time(settings: Settings) -> Iterator[None]:
+    """Hold the data dir's ingestion lock, waiting (and saying so) while another process
+    holds it: two ingestions writing one embedded store at once failed with SQLite's
+    "database is locked" halfway through. The second then runs against what the first
+    wrote, so it has little left to do."""
+    from filelock import FileLock, Timeout
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(settings.data_dir / INGEST_LOCK)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        log.warning("another docent ingest is writing %s; waiting for it to finish",
+                    settings.data_dir)
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _ingest(
+    root: Path, settings: Settings, reset: bool, store: DocStore | None,
+    embedder: Embedder | None, progress: bool, base_url: str | None,
+    page_urls: Mapping[str, str] | None,
+) -> IngestReport:
+    started = time.perf_counter()
     single = root.is_file()
     files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
