@@ -130,6 +130,8 @@ def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys)
         raise AssertionError("the app was built before the port was checked")
 
     monkeypatch.setattr("docent.api.app.create_app", loads)
+    # (docent serve's logging setup would keep this test's captured stderr past its end)
+    monkeypatch.setattr("docent.logs.configure_logging", lambda level: None)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

@@ -209,8 +209,8 @@ async def _get(
         except httpx.HTTPError as exc:
             # "ConnectError: [Errno 111] Connection refused": the kind, and what the OS said
             detail = " ".join(str(exc).split())[:200]
-            raise _Skip(f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-                        ) from None
+            why = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+            raise _Skip(why) from None
     raise _Skip("too many redirects")
 
 

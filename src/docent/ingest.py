@@ -145,7 +145,8 @@ def ingest_path(
         raise IngestError(f"docs path not found: {root} (pass a folder of doc files)")
     embedded = store is None and settings.chroma_url is None  # the store under data_dir
     with _one_at_a_time(settings) if embedded else nullcontext():
-        return _ingest(root, settings, reset, store, embedder, progress, base_url, page_urls)
+        return _ingest(root, settings, reset, store, embedder, progress, base_url, page_urls,
+                       embedded)
 
 
 @contextmanager
@@ -173,14 +174,13 @@ def _one_at_a_time(settings: Settings) -> Iterator[None]:
 def _ingest(
     root: Path, settings: Settings, reset: bool, store: DocStore | None,
     embedder: Embedder | None, progress: bool, base_url: str | None,
-    page_urls: Mapping[str, str] | None,
+    page_urls: Mapping[str, str] | None, embedded: bool,
 ) -> IngestReport:
     started = time.perf_counter()
     single = root.is_file()
     files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
     embedder = embedder or ingest_embedder(settings)
-    embedded = store is None and settings.chroma_url is None  # the store under data_dir
     if store is None:
         if reset:  # before opening: the old collection may come from another model
             drop_collection(settings)

@@ -61,7 +61,7 @@ def reserve_port(host: str, port: int) -> socket.socket:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
         probe.bind((host, port))
         port = probe.getsockname()[1]
-    # Not `_bound_socket`: with SO_REUSEADDR too, another server's probe (which sets it)
+    # Not `bound_socket`: with SO_REUSEADDR too, another server's probe (which sets it)
     # could bind beside this guard while no worker listens yet.
     guard = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
@@ -144,7 +144,7 @@ def _worker(host: str, port: int, table: Any, index: int) -> None:
     settings = get_settings()
     configure_logging(settings.log_level)
     try:
-        sock = _bound_socket(host, port)
+        sock = bound_socket(host, port, beside_workers=True)
     except OSError as exc:
         log.error("a worker cannot bind %s:%d: %s", host, port, exc)
         sys.exit(STARTUP_FAILURE)
@@ -155,25 +155,15 @@ def _worker(host: str, port: int, table: Any, index: int) -> None:
         sys.exit(STARTUP_FAILURE)
 
 
-def _bound_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port beside the other workers' (SO_REUSEPORT), not listening."""
-    sock = socket.socket(_family(host), socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def bound_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to host:port for one server process, not listening yet (uvicorn
-    listens once the app has started); OSError when anything holds the port."""
+def bound_socket(host: str, port: int, *, beside_workers: bool = False) -> socket.socket:
+    """A socket bound to host:port, not listening yet (uvicorn listens once the app has
+    started): one server process's, or with `beside_workers` a worker's, bound beside the
+    other workers' (SO_REUSEPORT). OSError when anything else holds the port."""
     sock = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
+        if beside_workers:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
     except OSError:
         sock.close()

@@ -489,10 +489,10 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     (whether it can be used, whether something does it, any means it names, whether there
     is such an option or setting), or a "way to" question asks how to do, or a "how much"
     question asks the amount of, or any question names as its tool ("using zeep"), is one
-    of its `unknown` words (or names): docs that never
-    say "regions" cannot tell which regions, nor whether a "webm" file plays, nor how much
-    "overlap" there is. A question asking which firm, company or team does something asks
-    who, which docs answer with a name."""
+    of its `unknown` words (or names): docs that never say "regions" cannot tell which
+    regions, nor whether a "webm" file plays, nor how much "overlap" there is. A question
+    asking which firm, company or team does something asks who, which docs answer with a
+    name."""
     asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
     asked += [means.span(1) for ask in _YES_NO.finditer(question)
               for means in _MEANS.finditer(question, ask.start(), ask.end())]
