@@ -252,11 +252,14 @@ def _eval(settings: Settings, args: argparse.Namespace) -> int:
     config = EvalConfig(docs=args.docs, qa=args.qa, followups=args.followups, k=args.k,
                         collection=args.collection)
 
+    header = [question_header()]  # printed with the first question, not before an error
+
     def show(kind: str, record: dict) -> None:
+        if header:
+            out.write(header.pop() + "\n")
         out.write(question_line(kind, record) + "\n")
         out.flush()
 
-    out.write(question_header() + "\n")
     try:
         report = run_eval(settings, config, on_record=show)
     except (IngestError, ValueError) as exc:

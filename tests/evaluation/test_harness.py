@@ -134,3 +134,25 @@ def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
     assert {k: v for k, v in again["summary"].items() if k not in latency} == {
         k: v for k, v in s.items() if k not in latency
     }
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    ('{"id": "q-1"}\nnot json\n', "line 2 is not valid JSON: Expecting value"),
+    ('{"id": "q-1"}\n\n[1, 2]\n', "line 3 is not a JSON object"),
+])
+def test_a_bad_question_file_is_named_with_its_line_before_anything_is_ingested(
+    tmp_path, monkeypatch, capsys, lines, message
+):
+    from docent.cli import main
+
+    docs, qa, _ = _write(tmp_path)
+    qa.write_text(lines, encoding="utf-8")
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    try:
+        assert main(["eval", "--docs", str(docs), "--qa", str(qa)]) == 1
+    finally:
+        get_settings.cache_clear()
+    out, err = capsys.readouterr()
+    assert err == f"docent eval: {qa} {message}\n" and out == ""
+    assert not (tmp_path / "data").exists()  # nothing was ingested

@@ -72,9 +72,20 @@ def eval_settings(settings: Settings, collection: str) -> Settings:
 
 
 def load_jsonl(path: Path) -> list[Record]:
-    """One JSON object a line; blank lines are skipped."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+    """One JSON object a line; blank lines are skipped. ValueError naming the file and the
+    line when one is not a JSON object."""
+    records = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} line {n} is not valid JSON: {exc.msg}") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path} line {n} is not a JSON object")
+        records.append(record)
+    return records
 
 
 async def ask(runtime: Runtime, turn: ChatTurn) -> Run:
@@ -276,6 +287,9 @@ def run_eval(
     from docent.runtime import build_runtime
 
     settings = eval_settings(settings, config.collection or collection_name(config.docs))
+    for questions in (config.qa, config.followups):  # a bad line fails before the ingestion
+        if questions is not None:
+            load_jsonl(questions)
     ingested = ingest_path(config.docs, settings, progress=progress)
     runtime = build_runtime(settings)
     # Load the embedder and build the keyword index now, not inside the first question's time.
