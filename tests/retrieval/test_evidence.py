@@ -24,7 +24,7 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
         "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3, "declar": 3,
         "bunch": 1, "cooky": 2, "cooki": 2, "model": 8, "self": 1, "shannon": 2,
-        "testnet": 6, "stt": 5, "thread": 4}
+        "testnet": 6, "stt": 5, "thread": 4, "delegator": 3, "delegat": 4}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -222,6 +222,12 @@ def test_a_count_is_a_number_close_to_what_it_counts():
     # ... or the default of the setting the sentence says counts them
     assert states(question, "Set `POOL_SIZE` to change how many threads the session pool "
                             "runs; the default is 40.")
+    # ... and it counts what it names, not a word of the same root: tokens DELEGATED are no
+    # count of DELEGATORS
+    question = "Is there a maximum number of delegators a single validator can accept?"
+    assert not states(question, "You are delegating 1M out of the 5M tokens delegated to the "
+                                "validator.")
+    assert states(question, "A single validator accepts at most 100 delegators.")
 
 
 def test_a_clause_asking_about_that_reads_with_the_clause_before_it():

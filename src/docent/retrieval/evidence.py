@@ -456,12 +456,12 @@ _PEOPLE_COUNT = re.compile(r"(?<![\w.])(?:\d+|two|three|four|five|six|seven|eigh
 
 def counts_of(segment: str, named: set[str]) -> bool:
     """Whether a number in `segment` is close to a word naming what is counted ("a pool of
-    40 threads", "threads: 40") or is the default of a setting the sentence says counts it
+    40 threads", "threads: 40"; the word itself, not one of its root: "the 5M tokens
+    delegated" counts no delegators) or is the default of a setting the sentence says counts it
     ("...how many charts the cache keeps; the default is 128"), not merely in its sentence
     ("ONE single request could use more than one thread")."""
     words = list(re.finditer(r"\S+", segment))
-    roots = _roots(named)
-    near_named = [k for k, w in enumerate(words) if roots & _roots(set(tokenize(w.group())))]
+    near_named = [k for k, w in enumerate(words) if named & set(tokenize(w.group()))]
     # "3 people" counts the volunteers, reviewers or maintainers a question asks about
     if _PEOPLE_COUNT.search(segment) and (near_named or not named.isdisjoint(_ROLES)):
         return True
