@@ -180,10 +180,8 @@ def _port(value: str) -> int:
 
 
 def _serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> int:
-    import uvicorn
-
     from docent.api.app import create_app
-    from docent.api.server import server_config
+    from docent.api.server import AnnouncingServer, server_config
     from docent.api.workers import (
         bound_socket,
         reserve_port,
@@ -212,7 +210,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, workers: int 
             return serve_workers(workers, host, sock.getsockname()[1])
     with sock:
         app = create_app(settings, build_runtime)
-        server = uvicorn.Server(server_config(app, settings, host, port))
+        server = AnnouncingServer(server_config(app, settings, host, port))
         try:
             server.run(sockets=[sock])  # uvicorn listens once the app has started
         except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any, Literal
 
 import h11
@@ -124,3 +125,18 @@ def server_config(
         # server closes it lost its request (2-3 a minute under 50 clients, bench/README.md).
         timeout_keep_alive=settings.keep_alive_seconds,
     )
+
+
+class AnnouncingServer(uvicorn.Server):
+    """uvicorn's server that says where it listens when handed its socket: uvicorn says so
+    only for a socket it binds itself, and `docent serve` binds its own first (a busy port
+    fails before anything loads), which left `make run` without its "running on" line."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and sockets:
+            host, port = sockets[0].getsockname()[:2]
+            where = f"[{host}]" if ":" in host else host
+            logging.getLogger("uvicorn.error").info(
+                "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", where, port)
+
