@@ -12,12 +12,9 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from docent.config import ConfigError, Settings, describe, get_settings
-
-if TYPE_CHECKING:
-    from docent.runtime import Runtime
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +117,7 @@ async def _ask(settings: Settings, question: str) -> int:
 
     runtime = build_runtime(settings)
     try:
-        if _nothing_indexed(runtime):
+        if runtime.nothing_indexed():
             print("docent ask: nothing is indexed yet, so every answer would be the refusal; "  # noqa: T201
                   "run `docent ingest <folder>` first, with the same DOCENT_DATA_DIR",
                   file=sys.stderr)
@@ -131,15 +128,6 @@ async def _ask(settings: Settings, question: str) -> int:
         if runtime.shared is not None:
             await runtime.shared.aclose()
     return 0
-
-
-def _nothing_indexed(runtime: Runtime) -> bool:
-    """Whether the store answers and holds no chunk (one that does not answer is the
-    run's to report, as a failed search)."""
-    try:
-        return runtime.retriever.count() == 0
-    except Exception:  # noqa: BLE001
-        return False
 
 
 async def print_stream(events: AsyncIterator[tuple[str, dict]], out: TextIO) -> None:

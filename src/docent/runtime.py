@@ -50,6 +50,14 @@ class Runtime:
             log.warning("preparing passages at start-up failed; answers prepare them",
                         extra=exc_fields(exc))
 
+    def nothing_indexed(self) -> bool:
+        """Whether the store answers and holds no chunk: every answer would be the refusal
+        (one that does not answer is a failed search's, and `/ready`'s, to report)."""
+        try:
+            return self.retriever.count() == 0
+        except Exception:  # noqa: BLE001 - unreachable, or failing: not known to be empty
+            return False
+
     def close(self) -> None:
         """Let the pool's threads end once their work is done."""
         if self.pool is not None:

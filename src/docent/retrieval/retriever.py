@@ -316,9 +316,11 @@ class HybridRetriever:
             passages = [h.chunk.text for h in hits]
             # "...cookies or localStorage?" when a passage says "no local storage"
             names = [n for n in found.names if not spelled_apart(n, passages)]
+            # Unknown names the question asks for refuse; others when the question moves
+            # without them: the user's own device in passing ("our old Arduino client stopped
+            # working") hardly moves it, a name it is about ("Prometheus metrics") does.
             where = _named(query, names)
-            if where and (asks_for_unknown(query, where)
-                          or self._name_shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT):
+            if where and self._shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT:
                 return False
             if unnamed_features(asked, passages):
                 return False
@@ -357,15 +359,6 @@ class HybridRetriever:
         uses are removed from it: 0 when there are none, 1 when nothing else is left or one
         of them is what a which/what question asks for ("In which regions...")."""
         return self._shift(query, self._unknown_words(query, fingerprint), vector)
-
-    def _name_shift(
-        self, query: str, names: list[re.Match[str]], vector: np.ndarray | None
-    ) -> float:
-        """How far (1 - cosine) the question's vector moves without its unknown names (where
-        they stand in it): the user's own device or file in passing ("our old Arduino client
-        stopped working") hardly moves it, a name the question is about ("Prometheus
-        metrics") does."""
-        return self._moved(query, names, vector)
 
     def _unknown(self, query: str, fingerprint: str | None) -> Unknown:
         """What the refusal checks read of `query`: the names its asking part gives and the

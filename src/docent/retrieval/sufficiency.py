@@ -494,10 +494,9 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     asking which firm, company or team does something asks who, which docs answer with a
     name."""
     asked = [m.span(m.lastindex or 0) for m in _ASKED.finditer(question)]
-    asked += [means.span(1) for ask in _YES_NO.finditer(question)
-              for means in _MEANS.finditer(question, ask.start(), ask.end())]
-    asked += [means.span(1) for ask in _QUESTION_SENTENCE.finditer(question)
-              for means in _TOOL.finditer(question, ask.start(), ask.end())]
+    asked += [means.span(1) for asking, named in ((_YES_NO, _MEANS), (_QUESTION_SENTENCE, _TOOL))
+              for ask in asking.finditer(question)
+              for means in named.finditer(question, ask.start(), ask.end())]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
 
