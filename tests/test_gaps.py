@@ -25,7 +25,7 @@ def test_refused_questions_are_logged_only_when_opted_in(settings, tmp_path):
             c.post("/chat", json={"message": "What is quantum flux?"})   # refused
             c.post("/chat", json={"message": "tool-call limit?"})        # answered
         assert log.exists() is expect
-    assert read_gaps(log) == ["What is quantum flux?"]
+    assert read_gaps(log) == (["What is quantum flux?"], [])
     assert json.loads(log.read_text())["timestamp"]
 
 
@@ -49,4 +49,43 @@ def test_gaps_command_explains_when_there_is_no_log(tmp_path):
     record_gap(log, "How do I deploy on Kubernetes?")
     out = subprocess.run([sys.executable, "-m", "docent.cli", "gaps", "--log", str(log)],
                          capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert out.returncode == 0 and "1 refused questions in 1 groups" in out.stdout
+    assert out.returncode == 0 and "1 refused question in 1 group\n" in out.stdout
+
+
+def _gaps(tmp_path, *args):
+    env = {k: v for k, v in os.environ.items() if "GAP_LOG" not in k}
+    return subprocess.run([sys.executable, "-m", "docent.cli", "gaps", *args],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+
+
+def test_a_gap_log_line_that_holds_no_question_is_counted_not_hidden(tmp_path):
+    # A server killed mid-write leaves its last line cut short; a hand edit can break one.
+    log = tmp_path / "g.jsonl"
+    record_gap(log, "How do I deploy on Kubernetes?")
+    with log.open("a", encoding="utf-8") as f:
+        f.write('\n["not a record"]\n{"timestamp": "2026-11-30T10:00:00", "quest')
+    assert read_gaps(log) == (["How do I deploy on Kubernetes?"], [3, 4])
+    out = _gaps(tmp_path, "--log", str(log))
+    assert out.returncode == 0 and "1 refused question in 1 group" in out.stdout
+    assert f"skipped 2 lines of {log} that hold no question (line 3, 4)" in out.stderr
+
+
+def test_a_gap_log_docent_cannot_read_is_said_so(tmp_path):
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(b'{"question": "caf\xe9?"}\n')
+    out = _gaps(tmp_path, "--log", str(log))
+    assert out.returncode == 1
+    assert out.stderr == f"docent gaps: {log} is not UTF-8 text (invalid byte at offset 17)\n"
+    out = _gaps(tmp_path, "--log", str(tmp_path))
+    assert out.returncode == 1
+    assert out.stderr == f"docent gaps: {tmp_path} is a folder, not a file\n"
+
+
+@pytest.mark.parametrize("threshold", ["5", "-0.1", "high"])
+def test_gaps_refuses_a_threshold_that_is_no_similarity(threshold, capsys):
+    from docent.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["gaps", "--threshold", threshold])
+    assert exit_.value.code == 2
+    assert "--threshold: must be a number from 0 to 1" in capsys.readouterr().err

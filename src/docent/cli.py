@@ -43,14 +43,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_eval.add_argument("--docs", type=Path, required=True, help="folder of markdown docs")
     p_eval.add_argument("--qa", type=Path, required=True, help="questions, one JSON a line")
     p_eval.add_argument("--followups", type=Path, help="two-turn conversations (JSONL)")
-    p_eval.add_argument("--k", type=int, default=5, help="chunks retrieved per search")
+    p_eval.add_argument("--k", type=_top_k, default=5,
+                        help="passages per search, 1 to 20 as a request's top_k (default 5)")
     p_eval.add_argument("--out", type=Path, help="write the JSON report here")
     p_eval.add_argument("--collection", help="default: eval-<parent>-<folder> of --docs")
 
     p_gaps = sub.add_parser("gaps", help="group the questions the docs could not answer")
     p_gaps.add_argument("--log", type=Path, help="default: DOCENT_GAP_LOG")
-    p_gaps.add_argument("--threshold", type=float, default=0.7,
-                        help="cosine similarity that puts two questions in one group")
+    p_gaps.add_argument("--threshold", type=_similarity, default=0.7,
+                        help="cosine similarity, 0 to 1, that puts two questions in one group "
+                             "(default 0.7)")
 
     args = parser.parse_args(argv)
     try:
@@ -167,6 +169,29 @@ def _port(value: str) -> int:
     return port
 
 
+def _top_k(value: str) -> int:
+    """`docent eval --k`: passages per search, 1 to 20, as a request's `top_k` takes."""
+    try:
+        k = int(value)
+    except ValueError:
+        k = 0
+    if not 1 <= k <= 20:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 20, got {value!r}")
+    return k
+
+
+def _similarity(value: str) -> float:
+    """`docent gaps --threshold`: a cosine similarity from 0 (anything goes together) to 1
+    (only the same question)."""
+    try:
+        threshold = float(value)
+    except ValueError:
+        threshold = -1.0
+    if not 0.0 <= threshold <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {value!r}")
+    return threshold
+
+
 def _serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> int:
     from docent.api.app import create_app
     from docent.api.server import AnnouncingServer, server_config
@@ -275,16 +300,30 @@ def _gaps(settings: Settings, log: Path | None, threshold: float) -> int:
         print("docent gaps: no gap log; set DOCENT_GAP_LOG (off by default: it keeps "  # noqa: T201
               "user questions) or pass --log", file=sys.stderr)
         return 1
-    if not log.is_file():
+    if not log.exists():
         print(f"docent gaps: {log} does not exist yet: no refused questions", file=sys.stderr)  # noqa: T201
         return 1
-    groups = group_gaps(read_gaps(log), MiniLMEmbedder(), threshold)
-    print(f"{sum(g.count for g in groups)} refused questions in {len(groups)} groups")  # noqa: T201
+    try:
+        questions, unread = read_gaps(log)
+    except (OSError, ValueError) as exc:
+        print(f"docent gaps: {exc}", file=sys.stderr)  # noqa: T201
+        return 1
+    if unread:
+        shown = ", ".join(map(str, unread[:5])) + (", ..." if len(unread) > 5 else "")
+        print(f"docent gaps: skipped {_count(len(unread), 'line')} of {log} that "  # noqa: T201
+              f"{'holds' if len(unread) == 1 else 'hold'} no question (line {shown})",
+              file=sys.stderr)
+    groups = group_gaps(questions, MiniLMEmbedder(), threshold)
+    print(f"{_count(len(questions), 'refused question')} in {_count(len(groups), 'group')}")  # noqa: T201
     for g in groups:
         print(f"{g.count:5}  {g.example}")  # noqa: T201
         for other in g.questions[1:4]:
             print(f"       · {other}")  # noqa: T201
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _config(settings: Settings) -> int:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from docent.retrieval.embeddings import Embedder
+from docent.textfile import read_lines
 
 _LOCK = threading.Lock()
 
@@ -37,17 +38,23 @@ class GapGroup:
     questions: list[str]
 
 
-def read_gaps(log: Path) -> list[str]:
-    """The questions in a gap log; malformed lines are skipped."""
-    questions = []
-    for line in log.read_text(encoding="utf-8").splitlines():
+def read_gaps(log: Path) -> tuple[list[str], list[int]]:
+    """The questions in a gap log, and the numbers of the lines that hold none (a line cut
+    short when a server was killed mid-write, an edit by hand); blank lines are neither.
+    ValueError when the log is a folder or not UTF-8 text."""
+    questions, unread = [], []
+    for n, line in enumerate(read_lines(log), 1):
+        if not line.strip():
+            continue
         try:
             q = json.loads(line).get("question")
         except (json.JSONDecodeError, AttributeError):
-            continue
+            q = None
         if isinstance(q, str) and q.strip():
             questions.append(q.strip())
-    return questions
+        else:
+            unread.append(n)
+    return questions, unread
 
 
 def group_gaps(questions: list[str], embedder: Embedder, threshold: float = 0.7) -> list[GapGroup]:

@@ -10,7 +10,14 @@ from langchain_core.messages import AIMessage
 
 from docent.chat import ChatTurn
 from docent.config import get_settings, load_settings
-from docent.evaluation.harness import EvalConfig, ask, collection_name, eval_settings, run_eval
+from docent.evaluation.harness import (
+    EvalConfig,
+    ask,
+    collection_name,
+    eval_settings,
+    load_jsonl,
+    run_eval,
+)
 from docent.exit_reasons import REFUSAL
 from docent.runtime import Runtime
 from tests.fakes import GUIDE, FakeRetriever
@@ -137,8 +144,9 @@ def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
 
 
 @pytest.mark.parametrize(("lines", "message"), [
-    ('{"id": "q-1"}\nnot json\n', "line 2 is not valid JSON: Expecting value"),
-    ('{"id": "q-1"}\n\n[1, 2]\n', "line 3 is not a JSON object"),
+    (b'{"id": "q-1"}\nnot json\n', "line 2 is not valid JSON: Expecting value"),
+    (b'{"id": "q-1"}\n\n[1, 2]\n', "line 3 is not a JSON object"),
+    (b'{"id": "q-1", "question": "caf\xe9?"}\n', "is not UTF-8 text (invalid byte at offset 30)"),
 ])
 def test_a_bad_question_file_is_named_with_its_line_before_anything_is_ingested(
     tmp_path, monkeypatch, capsys, lines, message
@@ -146,7 +154,7 @@ def test_a_bad_question_file_is_named_with_its_line_before_anything_is_ingested(
     from docent.cli import main
 
     docs, qa, _ = _write(tmp_path)
-    qa.write_text(lines, encoding="utf-8")
+    qa.write_bytes(lines)
     monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "data"))
     get_settings.cache_clear()
     try:
@@ -156,3 +164,20 @@ def test_a_bad_question_file_is_named_with_its_line_before_anything_is_ingested(
     out, err = capsys.readouterr()
     assert err == f"docent eval: {qa} {message}\n" and out == ""
     assert not (tmp_path / "data").exists()  # nothing was ingested
+
+
+def test_a_question_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows editors (Notepad, PowerShell's Out-File) open a UTF-8 file with one.
+    qa = tmp_path / "qa.jsonl"
+    qa.write_bytes('{"id": "q-1", "question": "What is a widget?"}\n'.encode("utf-8-sig"))
+    assert load_jsonl(qa) == [{"id": "q-1", "question": "What is a widget?"}]
+
+
+@pytest.mark.parametrize("k", ["0", "21", "five"])
+def test_eval_refuses_a_k_a_request_could_not_ask_for(k, capsys):
+    from docent.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "--docs", "docs", "--qa", "qa.jsonl", "--k", k])
+    assert exit_.value.code == 2
+    assert "--k: must be a whole number from 1 to 20" in capsys.readouterr().err

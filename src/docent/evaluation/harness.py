@@ -24,6 +24,7 @@ from docent.chat import ChatTurn, Role, to_response
 from docent.config import Settings, check_collection_name
 from docent.evaluation import metrics as m
 from docent.runtime import Runtime
+from docent.textfile import read_lines
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +73,10 @@ def eval_settings(settings: Settings, collection: str) -> Settings:
 
 
 def load_jsonl(path: Path) -> list[Record]:
-    """One JSON object a line; blank lines are skipped. ValueError naming the file and the
-    line when one is not a JSON object."""
+    """One JSON object a line; blank lines are skipped. ValueError naming the file (and the
+    line) when it is not UTF-8 text or a line is not a JSON object."""
     records = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_lines(path), 1):
         if not line.strip():
             continue
         try:

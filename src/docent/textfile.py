@@ -1,0 +1,18 @@
+"""Text files a person hands docent: a question set to evaluate, the gap log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file, a byte-order mark (as Windows editors write one)
+    left out. ValueError naming the file when it is a folder or not UTF-8 text."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a folder, not a file") from None
+    try:
+        return data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
