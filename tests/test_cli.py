@@ -148,3 +148,21 @@ def test_ask_on_an_empty_index_says_to_ingest_first(tmp_path):
     assert out.returncode == 1
     assert "nothing is indexed yet" in out.stderr and "docent ingest" in out.stderr
     assert out.stdout == "" and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("command", [["ask", "How do I change the port?"], ["ingest", "docs"],
+                                     ["serve", "--port", "8799"],
+                                     ["eval", "--docs", "docs", "--qa", "qa.jsonl"]])
+@pytest.mark.parametrize(("where", "reason"), [("data", "a file is there"),
+                                               ("data/sub", "Not a directory")])
+def test_a_data_dir_that_cannot_be_a_folder_is_named_before_anything_loads(
+    tmp_path, command, where, reason
+):
+    (tmp_path / "data").write_text("not a folder")  # a file where the data dir should be
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")},
+           "DOCENT_DATA_DIR": str(tmp_path / where), "DOCENT_LLM_PROVIDER": "extractive"}
+    out = subprocess.run([sys.executable, "-m", "docent.cli", *command], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == (f"docent {command[0]}: DOCENT_DATA_DIR {tmp_path / where} cannot be "
+                          f"used as the data folder: {reason}\n")

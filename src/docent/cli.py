@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from docent.config import ConfigError, Settings, describe, get_settings
+from docent.config import ConfigError, Settings, describe, get_settings, make_data_dir
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = get_settings()
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        if args.command in ("ingest", "ask", "serve", "eval"):  # the commands keeping data
+            make_data_dir(settings)
         if args.command == "ingest":
             return _ingest(settings, args.path, args.reset, not args.quiet)
         if args.command == "ask":
@@ -70,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _gaps(settings, args.log, args.threshold)
         return _config(settings)
     except ConfigError as exc:
-        print(f"docent: {exc}", file=sys.stderr)  # noqa: T201
+        print(f"docent {args.command}: {exc}", file=sys.stderr)  # noqa: T201
         return 2
     except BrokenPipeError:  # `docent config | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

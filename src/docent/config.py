@@ -393,6 +393,17 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError("invalid configuration: " + "; ".join(problems)) from None
 
 
+def make_data_dir(settings: Settings) -> None:
+    """Create `DOCENT_DATA_DIR` if it is missing; ConfigError naming it when it cannot be
+    a folder (a file stands there, a parent cannot be written), before anything loads."""
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = "a file is there" if settings.data_dir.is_file() else exc.strerror or str(exc)
+        raise ConfigError(f"DOCENT_DATA_DIR {settings.data_dir} cannot be used as the data "
+                          f"folder: {reason}") from None
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide Settings, built on first use."""
