@@ -162,6 +162,27 @@ The tool-call limit caps retriever calls per run; the default is 3."""
     assert answer.startswith("## Guards\n\nThe tool-call limit caps retriever calls per run")
 
 
+def test_a_follow_up_asking_about_another_thing_is_answered_about_that_thing():
+    # The earlier question sets the scene of "What about model calls?"; its own words
+    # ("tool-call") must not outweigh the thing asked about now.
+    passages = """[1] Configuration > Changing the tool-call limit (configuration.md)
+Set `DOCENT_MAX_TOOL_CALLS` to change the tool-call limit; the default is 3 searches per run.
+
+[2] Configuration > Changing the turn limit (configuration.md)
+Set `DOCENT_MAX_TURNS` to change the turn limit; the default is 6 model calls per run."""
+    first = "How do I change the tool-call limit?"
+    messages = [HumanMessage(first), AIMessage("Set `DOCENT_MAX_TOOL_CALLS`. [1]"),
+                HumanMessage("What about model calls?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "2"}]),
+                ToolMessage(passages, tool_call_id="2")]
+    answer = bound().invoke(messages).content
+    assert answer.startswith("## Changing the turn limit\n\nSet `DOCENT_MAX_TURNS`")
+    # asked alone, the same words lead with the tool-call limit: the scene's words count
+    alone = compose_answer(f"{first.rstrip('?')}. What about model calls?",
+                           parse_references(passages))
+    assert alone.startswith("## Changing the tool-call limit")
+
+
 def test_without_tools_and_without_passages_it_refuses():
     assert ExtractiveChatModel().invoke([HumanMessage("q")]).content == REFUSAL
 

@@ -180,17 +180,20 @@ def compose_answer(
 
 
 def compose_parts(
-    question: str, refs: Sequence[Reference], vectors: AnswerVectors | None = None
+    question: str, refs: Sequence[Reference], vectors: AnswerVectors | None = None,
+    scene: str = "",
 ) -> Iterator[str]:
     """`compose_answer` in pieces, as they are decided: the heading and lead statement
-    first (a stream can send them at once), then the rest."""
+    first (a stream can send them at once), then the rest. `scene` is the start of
+    `question` carried over from earlier turns to make a follow-up standalone
+    (`docent.models.followup`): its words weigh less than the ones asked now."""
     cands = candidates(refs)
     wanted = set(terms(question))
     if not any(c.terms & wanted for c in cands if not c.unit.is_code):
         yield REFUSAL
         return
     intent = intent_of(question)
-    cands = score(question, intent, cands, refs, vectors)
+    cands = score(question, intent, cands, refs, vectors, scene)
     # A changelog entry ("📝 Update docs for HTTP Basic Auth with `secrets.compare_digest()`")
     # leads only an answer about releases: it says what changed, not how anything works.
     entry_leads = about_releases(question)

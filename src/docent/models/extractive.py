@@ -63,8 +63,9 @@ def _chunk_ids(message: ToolMessage) -> list[str] | None:
     return [str(i) for i in ids] if isinstance(ids, list) else None
 
 
-def _last_question(messages: Sequence[BaseMessage]) -> tuple[int, str, str] | None:
-    """(where the user's last question is, that question standalone, its selection)."""
+def _last_question(messages: Sequence[BaseMessage]) -> tuple[int, str, str, str] | None:
+    """(where the user's last question is, that question standalone, its selection, and
+    the earlier turns' words set before it as its scene when that made it standalone)."""
     # A re-ask nudge appended by the agent is an instruction, not the question.
     humans = [
         i
@@ -78,7 +79,9 @@ def _last_question(messages: Sequence[BaseMessage]) -> tuple[int, str, str] | No
     earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
     # A follow-up ("What is the default?") is searched, and answered, as the standalone
     # question it stands for.
-    return question_at, condense_query(question, earlier), selection
+    standalone = condense_query(question, earlier)
+    scene = standalone[: -len(question)] if standalone.endswith(question) else ""
+    return question_at, standalone, selection, scene
 
 
 def _query(question: str, selection: str) -> str:
@@ -94,7 +97,7 @@ def search_query(messages: Sequence[BaseMessage]) -> str:
     """The search the user's last question stands for (follow-ups made standalone, the
     selection added): what this model would search, and what the agent searches first."""
     last = _last_question(messages)
-    return _query(*last[1:]) if last else ""
+    return _query(last[1], last[2]) if last else ""
 
 
 class ExtractiveChatModel(BaseChatModel):
@@ -127,7 +130,7 @@ class ExtractiveChatModel(BaseChatModel):
         last = _last_question(messages)
         if last is None:
             return AIMessage(REFUSAL)
-        question_at, question, selection = last
+        question_at, question, selection, scene = last
         tools = [m for m in messages[question_at:] if isinstance(m, ToolMessage)]
 
         if not tools and tool_names:
@@ -140,7 +143,7 @@ class ExtractiveChatModel(BaseChatModel):
         if not refs:
             return AIMessage(REFUSAL)
         framed = f"{question} {selection}" if selection else question
-        return compose_parts(framed, refs, self.vectors)
+        return compose_parts(framed, refs, self.vectors, scene)
 
     def _generate(
         self,

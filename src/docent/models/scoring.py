@@ -52,6 +52,7 @@ _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 _FIT = 0.06
 _FIT_DEFINITE = 0.15
 _FILLER = 0.12  # a sentence about the docs themselves
+_CARRIED = 0.2  # a word a follow-up carries over from the turn before, in word overlap
 _ECHO_SHARE = 0.34  # at most this share of its words the question does not use,
 _ECHO_NEW = 2  # and at most this many
 
@@ -306,9 +307,11 @@ def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bo
 
 def score(
     question: str, intent: Intent, cands: list[Candidate], refs: Sequence[Reference],
-    vectors: AnswerVectors | None,
+    vectors: AnswerVectors | None, scene: str = "",
 ) -> list[Candidate]:
-    """The candidates with their scores (see the module docstring)."""
+    """The candidates with their scores (see the module docstring). A word only in
+    `scene`, the earlier turns' question set before a follow-up, counts `_CARRIED` as
+    much as one asked now."""
     wanted = set(terms(question))
     measure = measure_of(question)
     # "Which release dropped Python 3.9?": the unit giving the question's own version, not
@@ -324,6 +327,12 @@ def score(
     df = Counter(t for m in matched for t in m)
     counted = len(cands) - sum(unasked)
     idf = {t: math.log(1 + counted / df[t]) for t in df}
+    if scene:
+        # "How do I change the tool-call limit?", then "What about model calls?": the
+        # limit of model calls, not the tool-call limit again.
+        for t in set(terms(scene)) - set(terms(question[len(scene):])):
+            if t in idf:
+                idf[t] *= _CARRIED
     lex = [
         sum(idf[t] for t in m) / (1 + 0.15 * math.log(1 + len(c.terms)))
         for c, m in zip(cands, matched, strict=True)
