@@ -149,6 +149,20 @@ def ingest_path(
                        embedded)
 
 
+def _ingested_before(base: Path, store: DocStore) -> bool:
+    return bool(store.files(str(base.resolve())))
+
+
+def _no_doc_files(root: Path) -> str:
+    others = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                    if p.is_file() and not any(part.startswith(".")
+                                               for part in p.relative_to(root).parts))
+    kinds = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
+    found = (f"; it holds {len(others)} other file{'s' if len(others) != 1 else ''}, such as "
+             f"{others[0]}" if others else "")
+    return f"no doc files in {root}: docent ingests {kinds} files{found}"
+
+
 @contextmanager
 def _one_at_a_time(settings: Settings) -> Iterator[None]:
     """Hold the data dir's ingestion lock, waiting (and saying so) while another process
@@ -181,6 +195,10 @@ def _ingest(
     files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
     embedder = embedder or ingest_embedder(settings)
+    if not files and not _ingested_before(base, store or open_store(settings, embedder)):
+        # A wrong path, or docs in a format docent does not read, is said so; a folder
+        # emptied on purpose still removes what was ingested from it.
+        raise IngestError(_no_doc_files(root))
     if store is None:
         if reset:  # before opening: the old collection may come from another model
             drop_collection(settings)

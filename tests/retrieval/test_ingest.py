@@ -120,6 +120,26 @@ def test_missing_path_raises_a_clear_error(tmp_path, data_settings, fake_embedde
         _ingest(tmp_path / "nowhere", data_settings, fake_embedder)
 
 
+def test_a_folder_without_doc_files_is_said_so(tmp_path, data_settings, fake_embedder):
+    # A wrong path, or docs in a format docent does not read, stored nothing silently.
+    root = write_docs(tmp_path / "notes", {"a.txt": "plain text", "b.pdf": "%PDF"})
+    with pytest.raises(IngestError, match=r"no doc files in .*notes: docent ingests \.md, "
+                       r".*\.htm files; it holds 2 other files, such as a\.txt$"):
+        _ingest(root, data_settings, fake_embedder)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IngestError, match=r"no doc files in .*empty: .*\.htm files$"):
+        _ingest(tmp_path / "empty", data_settings, fake_embedder)
+
+
+def test_a_folder_emptied_on_purpose_removes_what_it_held(tmp_path, data_settings,
+                                                         fake_embedder):
+    root = write_docs(tmp_path / "docs", {"a.md": "# A\n\nalpha\n"})
+    _ingest(root, data_settings, fake_embedder)
+    (root / "a.md").unlink()
+    report = _ingest(root, data_settings, fake_embedder)
+    assert (report.files_seen, report.removed, report.total_chunks) == (0, 1, 0)
+
+
 def test_two_roots_in_one_collection_do_not_remove_each_other(
     tmp_path, data_settings, fake_embedder
 ):
