@@ -104,6 +104,18 @@ def test_a_crawled_table_is_read_a_row_at_a_time():
                             freq, 100)
 
 
+def test_how_long_something_is_expected_to_run_asks_only_how_long_it_lasts():
+    table = "\n\n".join(["Phase", "Duration", "Overview", "Bootstrap", "0-6 months",
+                          "Foundation board in control.", "Transition", "6-24 months",
+                          "All groups take part in votes."])
+    freq = {**FREQ, "run": 10, "transition": 2, "phas": 3}
+    assert states_value("How long is the Transition phase expected to run?", [hit(table)],
+                        freq, 100)
+    # (the table gives no duration of a phase it does not list)
+    assert not states_value("How long is the Mature phase expected to run?", [hit(table)],
+                            {**freq, "matur": 2}, 100)
+
+
 def test_a_number_under_a_money_column_states_money():
     # "Storage duration | Gas Amount" flattened: the column names what the number is.
     assert states_kind("money", "1 day — Gas Amount: 40,000")

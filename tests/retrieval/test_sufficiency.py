@@ -322,6 +322,10 @@ def test_a_name_with_a_plain_word_after_it_is_looked_up_without_the_word():
     assert found("Why do Prometheus-based flows send JSON-encoded tokens?") == [
         "Prometheus-based"]
     assert found("Why do OAuth2-flavoured flows send tokens?") == ["OAuth2-flavoured"]
+    # words the user tied with hyphens, a joining word among them, are a phrase: each
+    # part is looked up ("the NFT-metadata-on-IPFS guide"), and one unknown part is unknown
+    assert found("Where is the JWT-tokens-as-JSON guide?") == []
+    assert found("Where is the JWT-tokens-as-YAML guide?") == ["JWT-tokens-as-YAML"]
     # shorthand for a word the docs spell out: "k8s" is Kubernetes, "req/s" requests
     index2 = KeywordIndex([chunk(1, "Run it on Kubernetes; it serves 900 requests a second.")])
     assert unknown_names("Our k8s pods do 900 req/s, ok?", index2.doc_freq,

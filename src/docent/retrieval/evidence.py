@@ -114,7 +114,7 @@ _FRAME = frozenset(
     sit sits serve serves go goes back again move moves moved change changes changed say
     suppose pick picks choose chooses select selects top those these mention mentions
     mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
-    expect expects come comes came longer bunch lot lots couple kept held
+    expect expects come comes came longer bunch lot lots couple kept held run runs ran
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",

@@ -322,6 +322,9 @@ def _compound(word: str) -> list[str]:
     pieces = word.split("-")
     if len(pieces) == 2 and pieces[0].lower() in _PREFIXES and len(pieces[1]) > 1:
         return [pieces[1]]
+    if len(pieces) > 2 and any(p.lower() in _JOINING for p in pieces[1:-1]):
+        # "the NFT-metadata-on-IPFS guide", "state-of-the-art": words the user joined
+        return [p for p in pieces if p.lower() not in _JOINING]
     if (len(pieces) > 1 and all(len(p) > 1 and p.isalnum() for p in pieces)
             and pieces[-1].isalpha() and pieces[-1].islower()):
         return pieces
@@ -330,6 +333,8 @@ def _compound(word: str) -> list[str]:
 
 # Prefixes of a name that say "not", "before", "many"... of the thing the name names.
 _PREFIXES = frozenset("non pre post anti multi cross semi".split())
+# Words that join a phrase, not a name, when hyphens tie them in.
+_JOINING = frozenset("of on in to for with and or the a an as by at from via".split())
 
 
 def _uses(low: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
