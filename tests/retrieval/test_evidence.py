@@ -104,6 +104,19 @@ def test_a_crawled_table_is_read_a_row_at_a_time():
                             freq, 100)
 
 
+def test_a_list_items_own_number_counts_nothing():
+    # A crawled GitBook list: "1 - [Elements Panel](...) \\- Allows you to drag and drop MML
+    # elements", "2) ...", "3. ...": the place in the list, not how many elements.
+    freq = {**FREQ, "element": 3, "scene": 2, "contain": 4}
+    question = "Is there a maximum number of elements a scene can contain?"
+    for item in ("1 - [Elements Panel](/tour#elements-panel) \\- Allows you to drag and drop "
+                 "elements into the scene", "2) Drag elements into the scene",
+                 "3. Drag elements into the scene"):
+        assert not states_value(question, [hit(item)], freq, 100), item
+    assert states_value(question, [hit("A scene holds at most 500 elements.")], freq, 100)
+    assert states_value(question, [hit("1 - 5 elements fit in one scene.")], freq, 100)
+
+
 def test_how_long_something_is_expected_to_run_asks_only_how_long_it_lasts():
     table = "\n\n".join(["Phase", "Duration", "Overview", "Bootstrap", "0-6 months",
                           "Foundation board in control.", "Transition", "6-24 months",

@@ -197,6 +197,10 @@ TIMING_LINE = re.compile(
 )
 _SETTING_VALUE = re.compile(r"(?:\bdefaults?\s+(?:to|is)|\bdefault:|[=|])\s*`?\d", re.I)
 _UNIT_WORD: dict[str, re.Pattern[str]] = {"duration": _TIME_UNIT_WORD, "size": _SIZE_UNIT_WORD}
+# A list item's own number ("1 - [Elements Panel] - Allows you to drag MML elements...",
+# "2) Open the editor", "3." before its text): its place in the list, no value.
+_ITEM_NUMBER = re.compile(r"^\s*\(?\d{1,2}(?:[.)]|\s*\\?[-–—])\s+(?=[^\d\s])")
+_ITEM_ONLY = re.compile(r"\s*\(?\d{1,2}[.)]\s*")
 # Markup whose digits are no values: images, link targets, HTML tags.
 _MARKUP = re.compile(r"!\[[^\]]*\]\([^)]*\)|\]\([^)]*\)|<[^>]+>|https?://\S+")
 
@@ -303,7 +307,8 @@ def _segments(text: str) -> tuple[str, ...]:
     rows = "\n".join(rows_as_text(rebuild_tables(text.splitlines())))
     named = name_bare_links(rows, path_words=True)
     plain = _MARKUP.sub(lambda m: "]" if m.group().startswith("](") else " ", named)
-    return tuple(s for s in _SEGMENT.split(plain) if s.strip())
+    items = (_ITEM_NUMBER.sub("", s) for s in _SEGMENT.split(plain))
+    return tuple(s for s in items if s.strip() and not _ITEM_ONLY.fullmatch(s))
 
 
 def _value_clauses(question: str, measure: Measure) -> list[tuple[str, Measure]]:
