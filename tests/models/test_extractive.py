@@ -132,7 +132,18 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
     assert condense_query("And the RPC URL?", chain) == (
         "What chain ID does the Shannon testnet use. And the RPC URL?")
     assert condense_query("Is it free?", [*chain, "And the RPC URL?"]) == (
-        "What chain ID does the Shannon testnet use. And the RPC URL. Is it free?")
+        "What chain ID does the Shannon testnet use. And the RPC URL. Is the RPC URL free?")
+    # "it" after an elliptical turn is what that turn moved on to, in the scene it moved in
+    cache = ["How long are sessions kept?", "And the model cache?"]
+    assert condense_query("Can I turn it off?", cache) == (
+        "How long are sessions kept. And the model cache. Can I turn the model cache off?")
+    assert condense_query("Is it retryable?", ["What does MAX_TURNS_REACHED mean?",
+                                               "What about `MAX_TOOL_CALLS_REACHED`?"]) == (
+        "What does MAX_TURNS_REACHED mean. What about `MAX_TOOL_CALLS_REACHED`. "
+        "Is `MAX_TOOL_CALLS_REACHED` retryable?")
+    # ... a thing, not a doing
+    assert condense_query("Is it faster?", ["How do I walk?", "what about going faster?"]) == (
+        "How do I walk. what about going faster. Is it faster?")
     # a short question naming what it asks about only as "the ...": the conversation's thing
     limit = "How do I change the tool-call limit?"
     assert condense_query("What is the default turn limit?", [limit]) == (

@@ -35,7 +35,7 @@ from pydantic import Field
 
 from docent.exit_reasons import REFUSAL
 from docent.models.compose import compose_parts
-from docent.models.followup import condense_query
+from docent.models.followup import condensed
 from docent.models.text import parse_references
 from docent.models.unit_vectors import AnswerVectors
 from docent.prompts import MAX_QUERY_CHARS, REASK_MESSAGE, SELECTION_HEADER
@@ -79,9 +79,8 @@ def _last_question(messages: Sequence[BaseMessage]) -> tuple[int, str, str, str]
     earlier = [split_selection(messages[i].text)[0] for i in humans if i < question_at]
     # A follow-up ("What is the default?") is searched, and answered, as the standalone
     # question it stands for.
-    standalone = condense_query(question, earlier)
-    scene = standalone[: -len(question)] if standalone.endswith(question) else ""
-    return question_at, standalone, selection, scene
+    scene, asked = condensed(question, earlier)
+    return question_at, f"{scene} {asked}" if scene else asked, selection, scene
 
 
 def _query(question: str, selection: str) -> str:

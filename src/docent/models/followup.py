@@ -124,6 +124,11 @@ _MAX_SUBJECT_WORDS = 6
 # A subject is no person ("How do I stream answers?") nor a place ("Who is behind Somnia?").
 _NO_SUBJECT = re.compile(r"(?:i|we|you|behind|in|on|at|for|with|about|from|of|by|into|under"
                          r"|over)\b", re.I)
+_MOVED_TO = re.compile(
+    r"^\s*(?i:and|also|what\s+about|how\s+about|same\s+for)\s+(?i:(?:for|with|in|on)\s+)?"
+    r"(?P<thing>(?i:the|an?|my|our|your|its|this|that)\s+[\w.'-]+(?:\s+[\w.'-]+)*"
+    r"|`[^`]+`|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)*)\s*[?.!]*\s*$"
+)
 _SEVERAL = re.compile(r"\b(?:and|or|between|difference|vs)\b", re.I)
 
 
@@ -136,8 +141,15 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
     question that points at nothing before it, or at what it names itself ("What is
     Cuthbert and what does it protect against?"), is asked as it is: a new topic in the
     same conversation."""
+    scene, asked = condensed(question, earlier_questions)
+    return f"{scene} {asked}" if scene else asked
+
+
+def condensed(question: str, earlier_questions: Sequence[str]) -> tuple[str, str]:
+    """`condense_query` in its two parts: the scene set before the question from earlier
+    turns ("" when none is), and the question asked now, its pronoun maybe replaced."""
     if not earlier_questions:
-        return question
+        return "", question
     pointer = _pointer(question)
     # A word pointing back, nothing else, or an ellipsis ("what about going faster?", "And
     # with Foundry?"): it asks about what the turn before asked about.
@@ -145,12 +157,15 @@ def condense_query(question: str, earlier_questions: Sequence[str]) -> str:
             or _definite_only(question)):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
         subject = _subject(previous)
+        moved = None if subject else _moved_to(earlier_questions[-1])
         pronoun = PRONOUN.search(question, pointer) if pointer is not None else None
-        if subject and pronoun:
-            named = _naming(pronoun.group(0), subject)
-            return f"{question[:pronoun.start()]}{named}{question[pronoun.end():]}"
-        return f"{_as_scene(previous)} {question}"
-    return question
+        if (thing := subject or moved) and pronoun:
+            named = _naming(pronoun.group(0), thing)
+            asked = f"{question[:pronoun.start()]}{named}{question[pronoun.end():]}"
+            # ("And the RPC URL? Is it free?": the thing moved to, in the scene it moved in)
+            return (_as_scene(previous), asked) if moved else ("", asked)
+        return _as_scene(previous), question
+    return "", question
 
 
 def _definite_only(question: str) -> bool:
@@ -235,6 +250,20 @@ def _subject(question: str) -> str | None:
     if len(subject.split()) > _MAX_SUBJECT_WORDS or _SEVERAL.search(subject):
         return None  # "the difference between A and B": "them" is A and B, not the difference
     return subject
+
+
+def _moved_to(question: str) -> str | None:
+    """What an elliptical question moves the conversation on to: "the model cache" of "And
+    the model cache?", `MAX_TOOL_CALLS_REACHED` of "What about MAX_TOOL_CALLS_REACHED?"; a
+    thing named with a determiner, a capital or as code, short enough to stand for a
+    pronoun; not a doing ("what about going faster?")."""
+    m = _MOVED_TO.match(question)
+    if m is None:
+        return None
+    thing = m.group("thing").strip()
+    if len(thing.split()) > _MAX_SUBJECT_WORDS or _SEVERAL.search(thing):
+        return None
+    return thing
 
 
 def _naming(pronoun: str, subject: str) -> str:
