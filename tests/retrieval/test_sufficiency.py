@@ -429,10 +429,6 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("Can I change the ambassador of the cleanup code?")
     assert asks("can we customize the ambassador of the program")
     assert not asks("Can I change the cleanup code for an ambassador?")
-    # ... or whether the user can do that at all ("can I RENAME it later?")
-    assert asks("After I create the program, can I ambassador it later?")
-    assert asks("Cleanup code runs once, and can we also ambassador the program?")
-    assert not asks("Can I run the ambassador program?")
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
     assert asks("We run cleanup code. Does it enable code ambassador by default?")

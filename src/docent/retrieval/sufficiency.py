@@ -445,8 +445,6 @@ _ASKED = re.compile(
     r"(?:use|upload|pass|send|load|serve|accept|parse|read|handle|return|stream|render"
     r"|change|customi[sz]e|configure|adjust|modify|set)\s+"
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
-    # "can I RENAME it later?": whether the user can do that at all
-    r"|(?:^|(?<=[.!?,]\s)|\band\s+)can\s+(?:i|we|you|users?)\s+(?:also\s+|still\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
     r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
     r"(?:enable|support|turn\s+on|allow|have(?!\s+to\b)|offer)\s+(?:an?\s+|the\s+|any\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
