@@ -19,7 +19,7 @@ from docent.intent import (
     noun_asked,
     set_aside,
 )
-from docent.models.compose import compose_answer
+from docent.models.compose import _bare_row, compose_answer
 from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
 from docent.models.text import parse_references, terms
 from docent.models.units import Unit
@@ -2192,3 +2192,30 @@ Because a file sits in the same package, it imports the client relatively."""
     assert intent_of(question).kind == "name" and noun_asked(question) == "package"
     answer = compose_answer(question, parse_references(packages), fake_vectors(["client"]))
     assert lead_statement(answer).startswith("The test client needs `httpx`"), answer
+
+
+SETTINGS_TABLE = """[1] Configuration > All settings at a glance (configuration.md)
+| Environment variable | Default |
+| --- | --- |
+| `DOCENT_REDIS_PREFIX` | `docent:` |
+| `DOCENT_TOP_K` | `5` |
+
+[2] Configuration > Shared state with Redis (configuration.md)
+`DOCENT_REDIS_URL` is the address of a Redis server that every docent replica shares.
+
+Redis keeps sessions."""
+
+
+def test_a_how_to_is_not_led_by_a_bare_row_of_a_reference_table():
+    # "`DOCENT_REDIS_PREFIX` — Default: `docent:`" names a setting and its default: nothing
+    # to do, though it matches "How do I enable Redis?" best
+    answer = compose_answer("How do I enable Redis?", parse_references(SETTINGS_TABLE))
+    assert lead_statement(answer).startswith("`DOCENT_REDIS_URL` is the address")
+    # a row with more to say is no bare row: "Cause: ... — Fix: ..." may lead a how-to
+    errors = parse_references("""[1] Errors (errors.md)
+| Error | Cause | Fix |
+| --- | --- | --- |
+| `redis refused` | Redis is not enabled | Set the Redis address and restart |""")
+    assert [_bare_row(c) for c in candidates(errors)] == [False]
+    assert [_bare_row(c) for c in candidates(parse_references(SETTINGS_TABLE))
+            if c.unit.kind == "row"] == [True, True]

@@ -105,6 +105,13 @@ _INTRO_LEAD_SHARE = 0.85
 # scores this share of the best (over the read, blind and follow-up sets it changed no
 # answer; the same for what/which questions of any kind: keywords -1, leads +2 -2).
 _NOUN_LEAD_SHARE = 0.85
+# A how-to is not led by a bare row of a reference table ("`DOCENT_REDIS_PREFIX` — `docent:`"
+# for "How do I enable Redis?": a name and its default, nothing to do) while a statement that
+# is not a row scores this share of the best (over the read, blind and docent sets it changed
+# no answer; rows with more to say, "static call violation — Cause: ... — Fix: ...", or of
+# any how-to: leads -3).
+_BARE_ROW_SHARE = 0.8
+_BARE_ROW_WORDS = 3
 _MAX_POINTS = 10
 # "Somnia Exchange is a gamified decentralized exchange": a name said to be of a kind; not
 # a whole class ("Every docent setting is an environment variable...") nor a pronoun.
@@ -298,11 +305,15 @@ def compose_parts(
     def names_noun(c: Candidate) -> bool:
         return bool(noun) and c.score >= _NOUN_LEAD_SHARE * top and noun <= c.terms
 
+    rows_aside = intent.kind == "howto" and any(
+        c.unit.kind != "row" and not c.filler and c.score >= _BARE_ROW_SHARE * top
+        for c in prose)
     lead = max(
         prose,
         key=lambda c: (
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
+            not (rows_aside and _bare_row(c)),
             not restates_aside(c),
             not other_network(c),
             names_noun(c),
@@ -514,6 +525,12 @@ def compose_parts(
             del parts[-3:]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+def _bare_row(c: Candidate) -> bool:
+    """A table row of a name and a short value, no more: "`DOCENT_TOP_K` — `5`"."""
+    cells = c.unit.text.split(" — ")
+    return c.unit.kind == "row" and len(cells) == 2 and len(cells[1].split()) <= _BARE_ROW_WORDS
 
 
 def _with_example(
