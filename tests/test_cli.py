@@ -166,3 +166,46 @@ def test_a_data_dir_that_cannot_be_a_folder_is_named_before_anything_loads(
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == (f"docent {command[0]}: DOCENT_DATA_DIR {tmp_path / where} cannot be "
                           f"used as the data folder: {reason}\n")
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    ("docs.example.com/sitemap.xml", "docs path not found: docs.example.com/sitemap.xml; to "
+     "crawl a site, give its sitemap's address with https://, such as "
+     "https://docs.example.com/sitemap.xml"),
+    ("ftp://example.com/sitemap.xml", "cannot crawl ftp://example.com/sitemap.xml: docent "
+     "crawls a sitemap over http:// or https://"),
+])
+def test_ingest_says_how_to_give_a_site_it_cannot_crawl(address, message, tmp_path,
+                                                         monkeypatch, capsys):
+    from docent.config import get_settings
+
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    get_settings.cache_clear()
+    try:
+        assert main(["ingest", address]) == 1
+    finally:
+        get_settings.cache_clear()
+    assert capsys.readouterr().err == f"docent ingest: {message}\n"
+
+
+@pytest.mark.parametrize("where", ["folder", "file/report.json"])
+def test_eval_refuses_a_report_path_it_could_not_write_before_running(where, tmp_path,
+                                                                     monkeypatch, capsys):
+    from docent.config import get_settings
+
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("a file")
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('{"id": "q-1", "question": "What is a widget?"}\n')
+    monkeypatch.setenv("DOCENT_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    try:
+        assert main(["eval", "--docs", str(tmp_path / "docs"), "--qa", str(qa),
+                     "--out", str(tmp_path / where)]) == 1
+    finally:
+        get_settings.cache_clear()
+    why = (f"it is a folder; name a file in it, such as {tmp_path / 'folder' / 'report.json'}"
+           if where == "folder" else f"{tmp_path / 'file'} is a file, not a folder")
+    assert capsys.readouterr().err == (
+        f"docent eval: cannot write the report to {tmp_path / where}: {why}\n")

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -96,6 +97,9 @@ def _ingest(settings: Settings, path: str | None, reset: bool, progress: bool) -
     shared, started = shared_state(settings), time.time()
     publish(settings, IngestStatus(started=started), shared)
     report: IngestReport | None = None
+    if path is not None and (problem := _not_a_site(path)):
+        print(f"docent ingest: {problem}", file=sys.stderr)  # noqa: T201
+        return 1
     try:
         if path is not None and is_url(path):
             mirror = mirror_dir(settings.data_dir, path)
@@ -169,6 +173,26 @@ def _port(value: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {value!r}")
     return port
+
+
+def _not_a_site(path: str) -> str | None:
+    """Why an ingest argument that looks like a web address cannot be crawled: another
+    scheme than http(s) ("ftp://..."), or none where no such folder exists
+    ("docs.example.com/sitemap.xml"); None otherwise."""
+    from docent.crawl import is_url
+
+    scheme, sep, _ = path.partition("://")
+    if sep and scheme.isalpha():
+        return None if is_url(path) else (
+            f"cannot crawl {path}: docent crawls a sitemap over http:// or https://")
+    if _SITE_LIKE.match(path) and not Path(path).exists():
+        return (f"docs path not found: {path}; to crawl a site, give its sitemap's address "
+                f"with https://, such as https://{path}")
+    return None
+
+
+# "docs.example.com/sitemap.xml": a host name and a path, no scheme
+_SITE_LIKE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/", re.I)
 
 
 def _top_k(value: str) -> int:
@@ -262,6 +286,10 @@ def _eval(settings: Settings, args: argparse.Namespace) -> int:
         if path is not None and not path.is_file():
             err.write(f"docent eval: question file not found: {path}\n")
             return 1
+    if args.out is not None and (problem := _unwritable(args.out)):
+        # before the run: a report that cannot be written at its end would be lost
+        err.write(f"docent eval: cannot write the report to {args.out}: {problem}\n")
+        return 1
     config = EvalConfig(docs=args.docs, qa=args.qa, followups=args.followups, k=args.k,
                         collection=args.collection)
 
@@ -288,9 +316,27 @@ def _eval(settings: Settings, args: argparse.Namespace) -> int:
     for warning in report["warnings"]:
         err.write(f"warning: {warning}\n")
     if args.out:
-        write_json(report, args.out)
+        try:
+            write_json(report, args.out)
+        except OSError as exc:
+            err.write(f"docent eval: cannot write the report to {args.out}: {exc.strerror}\n")
+            return 1
         out.write(f"report written to {args.out}\n")
     return 0
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a report file cannot be written at `path`, creating its folder; None when it can."""
+    if path.is_dir():
+        return f"it is a folder; name a file in it, such as {path / 'report.json'}"
+    above = next((p for p in path.parents if p.exists()), None)
+    if above is not None and not above.is_dir():
+        return f"{above} is a file, not a folder"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _gaps(settings: Settings, log: Path | None, threshold: float) -> int:
