@@ -195,9 +195,11 @@ def _ingest(
     files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
     embedder = embedder or ingest_embedder(settings)
-    if not files and not _ingested_before(base, store or open_store(settings, embedder)):
-        # A wrong path, or docs in a format docent does not read, is said so; a folder
-        # emptied on purpose still removes what was ingested from it.
+    if not files and (reset or not _ingested_before(base, store or open_store(settings,
+                                                                             embedder))):
+        # A wrong path, or docs in a format docent does not read, is said so (and never
+        # empties the index with --reset); a folder emptied on purpose still removes what
+        # was ingested from it.
         raise IngestError(_no_doc_files(root))
     if store is None:
         if reset:  # before opening: the old collection may come from another model

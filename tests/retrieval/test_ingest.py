@@ -136,6 +136,10 @@ def test_a_folder_emptied_on_purpose_removes_what_it_held(tmp_path, data_setting
     root = write_docs(tmp_path / "docs", {"a.md": "# A\n\nalpha\n"})
     _ingest(root, data_settings, fake_embedder)
     (root / "a.md").unlink()
+    # --reset with a folder of no doc files is a mistake, not a way to empty the index
+    with pytest.raises(IngestError, match="no doc files"):
+        _ingest(root, data_settings, fake_embedder, reset=True)
+    assert open_store(data_settings, fake_embedder).count() == 1
     report = _ingest(root, data_settings, fake_embedder)
     assert (report.files_seen, report.removed, report.total_chunks) == (0, 1, 0)
 
