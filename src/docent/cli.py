@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import os
 import re
 import shutil
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -164,15 +165,27 @@ def _words(text: str) -> str:
     return "".join(text.split())
 
 
-def _port(value: str) -> int:
-    """`--port`: a TCP port, 1 to 65535, as DOCENT_PORT takes."""
-    try:
-        port = int(value)
-    except ValueError:
-        port = 0
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {value!r}")
-    return port
+def _in_range(kind: Callable[[str], float], low: int, high: int,
+              what: str) -> Callable[[str], float]:
+    """An argparse type: `kind` of the value, `low` to `high`, else a usage error."""
+
+    def parse(value: str) -> float:
+        try:
+            number = kind(value)
+        except ValueError:
+            number = math.nan
+        if not low <= number <= high:  # (NaN too)
+            raise argparse.ArgumentTypeError(f"must be {what} from {low} to {high}, got {value!r}")
+        return number
+
+    return parse
+
+
+# `--port` as DOCENT_PORT takes it; `docent eval --k` as a request's `top_k`; `docent gaps
+# --threshold`, a cosine similarity from 0 (anything goes together) to 1 (only the same).
+_port = _in_range(int, 1, 65535, "a port number")
+_top_k = _in_range(int, 1, 20, "a whole number")
+_similarity = _in_range(float, 0, 1, "a number")
 
 
 def _not_a_site(path: str) -> str | None:
@@ -193,29 +206,6 @@ def _not_a_site(path: str) -> str | None:
 
 # "docs.example.com/sitemap.xml": a host name and a path, no scheme
 _SITE_LIKE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?/", re.I)
-
-
-def _top_k(value: str) -> int:
-    """`docent eval --k`: passages per search, 1 to 20, as a request's `top_k` takes."""
-    try:
-        k = int(value)
-    except ValueError:
-        k = 0
-    if not 1 <= k <= 20:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 20, got {value!r}")
-    return k
-
-
-def _similarity(value: str) -> float:
-    """`docent gaps --threshold`: a cosine similarity from 0 (anything goes together) to 1
-    (only the same question)."""
-    try:
-        threshold = float(value)
-    except ValueError:
-        threshold = -1.0
-    if not 0.0 <= threshold <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {value!r}")
-    return threshold
 
 
 def _serve(settings: Settings, host: str | None, port: int | None, workers: int = 1) -> int:
