@@ -2219,3 +2219,17 @@ def test_a_how_to_is_not_led_by_a_bare_row_of_a_reference_table():
     assert [_bare_row(c) for c in candidates(errors)] == [False]
     assert [_bare_row(c) for c in candidates(parse_references(SETTINGS_TABLE))
             if c.unit.kind == "row"] == [True, True]
+
+
+def test_a_bare_row_another_point_says_in_full_is_not_repeated():
+    passages = SETTINGS_TABLE.replace(
+        "Redis keeps sessions.",
+        "`DOCENT_REDIS_PREFIX` is the prefix of every Redis key docent writes; the default "
+        "is `docent:`.")
+    answer = compose_answer("How do I enable Redis?", parse_references(passages))
+    assert "the default is `docent:`" in answer
+    assert "`DOCENT_REDIS_PREFIX` — " not in answer  # the row saying only that
+    # ... a row whose value no other point gives stays
+    unsaid = passages.replace("; the default is `docent:`", "")
+    assert "`DOCENT_REDIS_PREFIX` — " in compose_answer("How do I enable Redis?",
+                                                        parse_references(unsaid))

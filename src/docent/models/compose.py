@@ -363,6 +363,10 @@ def compose_parts(
 
     points = [c for c in _key_points(lead, cands, entry_leads) if id(c) not in used
               and not c.filler]
+    # "`DOCENT_REDIS_PREFIX` — `docent:`" beside "`DOCENT_REDIS_PREFIX` is the prefix of
+    # every Redis key...; the default is `docent:`": a bare row another point says in full
+    stated = [lead.unit.text, *(c.unit.text for c in points if not _bare_row(c))]
+    points = [c for c in points if not (_bare_row(c) and _restated(c, stated))]
     # Code a key point introduces goes right under that point, not after the lead, where
     # it would read as the answer's example and leave the point ending in a colon.
     by_score = sorted(points, key=lambda c: -c.score)
@@ -531,6 +535,16 @@ def _bare_row(c: Candidate) -> bool:
     """A table row of a name and a short value, no more: "`DOCENT_TOP_K` — `5`"."""
     cells = c.unit.text.split(" — ")
     return c.unit.kind == "row" and len(cells) == 2 and len(cells[1].split()) <= _BARE_ROW_WORDS
+
+
+def _restated(row: Candidate, texts: list[str]) -> bool:
+    """Whether one of `texts` gives both the name and the value of a bare `row`."""
+    name, value = (cell.strip() for cell in row.unit.text.split(" — "))
+    value = _CELL_LABEL.sub("", value).strip("`")  # "`0.5`" is said as "0.5 seconds"
+    return any(name in text and value in text for text in texts)
+
+
+_CELL_LABEL = re.compile(r"^[\w ]{1,20}:\s+")  # "Default: `docent:`": the column's name
 
 
 def _with_example(
