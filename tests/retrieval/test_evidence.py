@@ -104,6 +104,17 @@ def test_a_crawled_table_is_read_a_row_at_a_time():
                             freq, 100)
 
 
+def test_how_big_a_cache_is_may_be_told_by_how_many_things_it_holds():
+    freq = {**FREQ, "retriev": 3, "cach": 4, "result": 5, "search": 6}
+    question = "How big is the retrieval cache by default?"
+    held = ("`DOCENT_RETRIEVAL_CACHE_SIZE` is the number of search results kept in the "
+            "retrieval cache; the default is 1024.")
+    assert states_value(question, [hit(held)], freq, 100)
+    # ... not by a number that says nothing of what it holds
+    assert not states_value(question, [hit("The retrieval cache was added in 2024.")], freq,
+                            100)
+
+
 def test_a_list_items_own_number_counts_nothing():
     # A crawled GitBook list: "1 - [Elements Panel](...) \\- Allows you to drag and drop MML
     # elements", "2) ...", "3. ...": the place in the list, not how many elements.

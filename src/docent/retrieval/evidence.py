@@ -180,6 +180,9 @@ _TIME_UNIT_WORD = re.compile(
 # ... and a size when it is a setting's value and its neighbourhood says the setting is
 # measured in a unit of size ("the minimum size in bytes. Defaults to `500`",
 # `MAX_BODY_BYTES | 1048576`); not any number near the word: `bytes` is also a type.
+# How big a cache, a pool or a queue is may be told by how many things it holds.
+_COUNT_HELD = re.compile(r"\bnumber\s+of\s+(?:[\w-]+\s+){1,4}?(?:kept|held|stored|cached)\b",
+                         re.I)
 _SIZE_UNIT_WORD = re.compile(
     r"\bin\s+(?:bytes|kilobytes|megabytes|gigabytes|characters|kb|mb|gb|kib|mib|gib)\b"
     r"|_(?:bytes|kb|mb|gb|chars)\b|\((?:bytes|kb|mb|gb|characters)\)",
@@ -490,4 +493,6 @@ def _bare(kind: str, segment: str, near: str) -> bool:
         return True
     unit = _UNIT_WORD.get(kind)
     number = _SETTING_VALUE if kind == "size" else _BARE_NUMBER
+    if kind == "size" and _COUNT_HELD.search(segment) and number.search(segment):
+        return True  # how big a cache is: "the number of results kept in it; default is 1024"
     return unit is not None and bool(number.search(segment)) and bool(unit.search(near))
