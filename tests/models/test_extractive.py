@@ -5,6 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 
 from docent.agent.tools import SEARCH_TOOL, make_search_tool
+from docent.evaluation.metrics import lead_statement
 from docent.exit_reasons import REFUSAL
 from docent.intent import intent_of
 from docent.models.compose import compose_answer
@@ -188,6 +189,18 @@ Set `DOCENT_MAX_TURNS` to change the turn limit; the default is 6 model calls pe
                 ToolMessage(passages, tool_call_id="2")]
     answer = bound().invoke(messages).content
     assert answer.startswith("## Changing the turn limit\n\nSet `DOCENT_MAX_TURNS`")
+    # ... but a name written as code, which "it" stands for, keeps its weight
+    fields = """[1] HTTP API > The chat request (api.md)
+`selected_text` — Type: string up to 10000 characters, optional — Meaning: Text the user highlighted.
+
+[2] Configuration > The context budget (configuration.md)
+A long question can be as long as 10000 characters, and it can be longer with a larger budget."""
+    messages = [HumanMessage("What is the selected_text field in a chat request?"),
+                AIMessage("`selected_text` is text the user highlighted. [1]"),
+                HumanMessage("How long can it be?"),
+                AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": "x"}, "id": "3"}]),
+                ToolMessage(fields, tool_call_id="3")]
+    assert "up to 10000 characters" in lead_statement(bound().invoke(messages).content)
     # asked alone, the same words lead with the tool-call limit: the scene's words count
     alone = compose_answer(f"{first.rstrip('?')}. What about model calls?",
                            parse_references(passages))

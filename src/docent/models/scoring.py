@@ -57,6 +57,8 @@ _ECHO_SHARE = 0.34  # at most this share of its words the question does not use,
 _ECHO_NEW = 2  # and at most this many
 
 _EMPHASIS = re.compile(r"\*+")
+# A name written as code: `quoted`, snake_case, dotted, camelCase or CamelCase.
+_CODE_WORD = re.compile(r"`[^`]+`|\b\w+[_.]\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b")
 _FILLER_RE = re.compile(
     r"^(?:in|on|throughout)\s+this\s+(?:page|guide|section|tutorial|article|chapter|document"
     r"|example|post|walkthrough)\b"
@@ -329,8 +331,10 @@ def score(
     idf = {t: math.log(1 + counted / df[t]) for t in df}
     if scene:
         # "How do I change the tool-call limit?", then "What about model calls?": the
-        # limit of model calls, not the tool-call limit again.
-        for t in set(terms(scene)) - set(terms(question[len(scene):])):
+        # limit of model calls, not the tool-call limit again. A name written as code keeps
+        # its weight: "What is the selected_text field?", then "How long can it be?".
+        named = {t for word in _CODE_WORD.findall(scene) for t in terms(word)}
+        for t in set(terms(scene)) - set(terms(question[len(scene):])) - named:
             if t in idf:
                 idf[t] *= _CARRIED
     lex = [
