@@ -22,10 +22,11 @@ def docent_env(**settings: str) -> dict[str, str]:
     return {**env, "DOCENT_LLM_PROVIDER": "extractive", **settings}
 
 
-def run_docent(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    """`docent ARGS...`, checked."""
-    return subprocess.run([sys.executable, "-m", "docent.cli", *args], env=env, check=True,
-                          capture_output=True, text=True, timeout=300)
+def run_docent(env: dict[str, str], *args: str, check: bool = True,
+               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`docent ARGS...`, checked unless `check` is False (a test of a failing command)."""
+    return subprocess.run([sys.executable, "-m", "docent.cli", *args], env=env, check=check,
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def ingested_env(tmp_path: Path) -> dict[str, str]:

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from docent.cli import main, print_stream
+from tests.serve_process import docent_env, run_docent
 
 
 def _printed(streamed: list[str], final: str) -> str:
@@ -115,12 +116,21 @@ def test_serve_refuses_workers_where_sockets_cannot_share_a_port(monkeypatch, ca
     assert "--workers needs Linux" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("port", ["99999", "0", "http"])
-def test_serve_refuses_a_port_out_of_range(port, capsys):
+@pytest.mark.parametrize(("args", "message"), [
+    *((["serve", "--port", port], "--port: must be a port number from 1 to 65535")
+      for port in ("99999", "0", "http")),
+    # `docent eval --k` as a request's top_k
+    *((["eval", "--docs", "docs", "--qa", "qa.jsonl", "--k", k],
+       "--k: must be a whole number from 1 to 20") for k in ("0", "21", "five")),
+    # `docent gaps --threshold`, a cosine similarity
+    *((["gaps", "--threshold", threshold], "--threshold: must be a number from 0 to 1")
+      for threshold in ("5", "-0.1", "high")),
+])
+def test_a_number_option_out_of_its_range_is_a_usage_error(args, message, capsys):
     with pytest.raises(SystemExit) as exit_:
-        main(["serve", "--port", port])
+        main(args)
     assert exit_.value.code == 2
-    assert "--port: must be a port number from 1 to 65535" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys):
@@ -141,10 +151,8 @@ def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys)
 
 
 def test_ask_on_an_empty_index_says_to_ingest_first(tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")},
-           "DOCENT_DATA_DIR": str(tmp_path / "data"), "DOCENT_LLM_PROVIDER": "extractive"}
-    out = subprocess.run([sys.executable, "-m", "docent.cli", "ask", "How do I change the port?"],
-                         env=env, capture_output=True, text=True, timeout=120)
+    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"))
+    out = run_docent(env, "ask", "How do I change the port?", check=False)
     assert out.returncode == 1
     assert "nothing is indexed yet" in out.stderr and "docent ingest" in out.stderr
     assert out.stdout == "" and "Traceback" not in out.stderr
@@ -159,10 +167,8 @@ def test_a_data_dir_that_cannot_be_a_folder_is_named_before_anything_loads(
     tmp_path, command, where, reason
 ):
     (tmp_path / "data").write_text("not a folder")  # a file where the data dir should be
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCENT_")},
-           "DOCENT_DATA_DIR": str(tmp_path / where), "DOCENT_LLM_PROVIDER": "extractive"}
-    out = subprocess.run([sys.executable, "-m", "docent.cli", *command], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / where))
+    out = run_docent(env, *command, check=False, cwd=tmp_path)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == (f"docent {command[0]}: DOCENT_DATA_DIR {tmp_path / where} cannot be "
                           f"used as the data folder: {reason}\n")

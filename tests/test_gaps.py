@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -14,6 +11,7 @@ from docent.agent.graph import build_graph
 from docent.gaps import group_gaps, read_gaps, record_gap
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
 from tests.http import client_for
+from tests.serve_process import docent_env, run_docent
 
 
 def test_refused_questions_are_logged_only_when_opted_in(settings, tmp_path):
@@ -40,22 +38,19 @@ def test_similar_questions_are_grouped_and_counted(tmp_path):
     assert groups[1].example == "Does it support SAML login?"
 
 
+def _gaps(tmp_path, *args):
+    """`docent gaps ARGS...` with no gap log set (`GAP_LOG` is accepted too)."""
+    env = {k: v for k, v in docent_env().items() if k != "GAP_LOG"}
+    return run_docent(env, "gaps", *args, check=False, cwd=tmp_path)
+
+
 def test_gaps_command_explains_when_there_is_no_log(tmp_path):
-    env = {k: v for k, v in os.environ.items() if "GAP_LOG" not in k}
-    out = subprocess.run([sys.executable, "-m", "docent.cli", "gaps"], capture_output=True,
-                         text=True, env=env, cwd=tmp_path)
+    out = _gaps(tmp_path)
     assert out.returncode == 1 and "DOCENT_GAP_LOG" in out.stderr
     log = tmp_path / "g.jsonl"
     record_gap(log, "How do I deploy on Kubernetes?")
-    out = subprocess.run([sys.executable, "-m", "docent.cli", "gaps", "--log", str(log)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    out = _gaps(tmp_path, "--log", str(log))
     assert out.returncode == 0 and "1 refused question in 1 group\n" in out.stdout
-
-
-def _gaps(tmp_path, *args):
-    env = {k: v for k, v in os.environ.items() if "GAP_LOG" not in k}
-    return subprocess.run([sys.executable, "-m", "docent.cli", "gaps", *args],
-                          capture_output=True, text=True, env=env, cwd=tmp_path)
 
 
 def test_a_gap_log_line_that_holds_no_question_is_counted_not_hidden(tmp_path):
@@ -79,13 +74,3 @@ def test_a_gap_log_docent_cannot_read_is_said_so(tmp_path):
     out = _gaps(tmp_path, "--log", str(tmp_path))
     assert out.returncode == 1
     assert out.stderr == f"docent gaps: {tmp_path} is a folder, not a file\n"
-
-
-@pytest.mark.parametrize("threshold", ["5", "-0.1", "high"])
-def test_gaps_refuses_a_threshold_that_is_no_similarity(threshold, capsys):
-    from docent.cli import main
-
-    with pytest.raises(SystemExit) as exit_:
-        main(["gaps", "--threshold", threshold])
-    assert exit_.value.code == 2
-    assert "--threshold: must be a number from 0 to 1" in capsys.readouterr().err

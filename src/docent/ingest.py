@@ -149,14 +149,10 @@ def ingest_path(
                        embedded)
 
 
-def _ingested_before(base: Path, store: DocStore) -> bool:
-    return bool(store.files(str(base.resolve())))
-
-
 def _no_doc_files(root: Path) -> str:
-    others = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                    if p.is_file() and not any(part.startswith(".")
-                                               for part in p.relative_to(root).parts))
+    found_files = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    others = sorted(rel.as_posix() for rel in found_files
+                    if not any(part.startswith(".") for part in rel.parts))
     kinds = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
     found = (f"; it holds {len(others)} other file{'s' if len(others) != 1 else ''}, such as "
              f"{others[0]}" if others else "")
@@ -195,12 +191,15 @@ def _ingest(
     files = [root] if single else list(doc_files(root))
     base = root.parent if single else root
     embedder = embedder or ingest_embedder(settings)
-    if not files and (reset or not _ingested_before(base, store or open_store(settings,
-                                                                             embedder))):
+    if not files:
         # A wrong path, or docs in a format docent does not read, is said so (and never
         # empties the index with --reset); a folder emptied on purpose still removes what
         # was ingested from it.
-        raise IngestError(_no_doc_files(root))
+        if reset:
+            raise IngestError(_no_doc_files(root))
+        store = store if store is not None else open_store(settings, embedder)
+        if not store.files(str(base.resolve())):
+            raise IngestError(_no_doc_files(root))
     if store is None:
         if reset:  # before opening: the old collection may come from another model
             drop_collection(settings)
