@@ -31,7 +31,9 @@ def page(title: str, body: str) -> str:
 class Site:
     """What the server serves (mutable between crawls) and what it saw."""
 
-    pages: dict[str, str]  # path -> HTML
+    pages: dict[str, str | bytes]  # path -> HTML (bytes: sent as they are)
+    types: dict[str, str] = field(default_factory=dict)  # path -> content type, if not UTF-8 HTML
+    unlisted: list[str] = field(default_factory=list)  # in the sitemap, answered 404
     robots: str = "User-agent: *\nDisallow: /private/\n"
     delay: float = 0.0  # seconds each page takes to answer
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
@@ -41,7 +43,8 @@ class Site:
     base: str = ""
 
     def sitemap(self) -> str:
-        urls = "".join(f"<url><loc>{self.base}{path}</loc></url>" for path in self.pages)
+        urls = "".join(f"<url><loc>{self.base}{path}</loc></url>"
+                       for path in [*self.pages, *self.unlisted])
         return ('<?xml version="1.0" encoding="UTF-8"?>'
                 f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>')
 
@@ -50,7 +53,7 @@ class Site:
 
 
 @contextmanager
-def serve_site(pages: dict[str, str], **kw: object) -> Iterator[Site]:
+def serve_site(pages: dict[str, str | bytes], **kw: object) -> Iterator[Site]:
     """Serve `pages` (plus /robots.txt, /sitemap.xml, an index, /sitemap-docs.xml) on a
     free 127.0.0.1 port."""
     site = Site(pages=dict(pages), **kw)  # type: ignore[arg-type]
@@ -88,18 +91,19 @@ def serve_site(pages: dict[str, str], **kw: object) -> Iterator[Site]:
             if body is None:
                 return self._send(404, "not found", "text/plain")
             time.sleep(site.delay)
-            etag = '"' + hashlib.sha256(body.encode()).hexdigest()[:16] + '"'
+            data = body if isinstance(body, bytes) else body.encode()
+            etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
             if self.headers.get("if-none-match") == etag:
                 self.send_response(304)
                 self.send_header("etag", etag)
                 self.end_headers()
                 return None
-            return self._send(200, body, "text/html; charset=utf-8",
+            return self._send(200, data, site.types.get(self.path, "text/html; charset=utf-8"),
                               {"etag": etag, "last-modified": LAST_MODIFIED})
 
-        def _send(self, status: int, text: str, kind: str,
+        def _send(self, status: int, text: str | bytes, kind: str,
                   extra: dict[str, str] | None = None) -> None:
-            data = text.encode()
+            data = text if isinstance(text, bytes) else text.encode()
             self.send_response(status)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(data)))

@@ -7,7 +7,8 @@ time, spaced, when robots.txt sets a crawl delay). Each page is saved under
 up; the ETag and Last-Modified of each page are kept, so a re-crawl asks "changed since?"
 and a page answered 304 costs nothing, neither transfer nor embedding. A page that is gone
 (404, 410, or no longer in the sitemap) is removed from the mirror; one that fails for
-another reason keeps its last copy. Redirects are followed within the site only.
+another reason keeps its last copy. Redirects are followed within the site only. A page
+served in a legacy charset (`Content-Type: text/html; charset=iso-8859-1`) is saved as UTF-8.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
+
+from docent.formats.charset import decode, header_charset
 
 USER_AGENT = "docent (docs crawler)"
 STATE_FILE = ".crawl-state.json"
@@ -50,6 +53,7 @@ class CrawlReport:
     fetched: int = 0  # 200: new or changed
     not_modified: int = 0  # 304
     removed: int = 0  # gone from the site or the sitemap
+    not_found: list[str] = field(default_factory=list)  # listed, but 404 or 410
     disallowed: list[str] = field(default_factory=list)  # by robots.txt
     failed: list[tuple[str, str]] = field(default_factory=list)  # (url, why): last copy kept
     urls: dict[str, str] = field(default_factory=dict)  # mirror path -> page URL
@@ -60,12 +64,15 @@ class CrawlReport:
         text = (
             f"Crawled {self.sitemap}: {self.pages} pages, {self.fetched} fetched, "
             f"{self.not_modified} not modified, {self.removed} removed, "
-            f"{len(self.disallowed)} disallowed by robots.txt, {len(self.failed)} failed; "
-            f"{self.seconds:.1f} s."
+            f"{len(self.disallowed)} disallowed by robots.txt, {len(self.failed)} failed, "
+            f"{len(self.not_found)} not found; {self.seconds:.1f} s."
         )
         if self.failed:
             text += " Failed (last copy kept): " + "; ".join(
                 f"{url} ({why})" for url, why in self.failed[:20]) + "."
+        if self.not_found:
+            text += " Not found (HTTP 404 or 410; listed in the sitemap): " + "; ".join(
+                self.not_found[:20]) + "."
         return text
 
 
@@ -159,6 +166,7 @@ async def _fetch_page(
         new_state[url] = previous
         return
     if response.status_code in (404, 410):
+        report.not_found.append(url)
         return  # gone: its last copy is removed with the pages no longer listed
     if response.status_code != 200:
         report.failed.append((url, f"HTTP {response.status_code}"))
@@ -175,10 +183,19 @@ async def _fetch_page(
     target.parent.mkdir(parents=True, exist_ok=True)
     if previous and previous.get("path") not in (None, path):
         _remove(mirror, previous["path"])
-    target.write_bytes(body)
+    target.write_bytes(_as_utf8(body, response.headers.get("content-type", "")))
     report.fetched += 1
     new_state[url] = {"path": path, "etag": response.headers.get("etag", ""),
                       "last_modified": response.headers.get("last-modified", "")}
+
+
+def _as_utf8(body: bytes, content_type: str) -> bytes:
+    """The page in UTF-8, as the mirror keeps it: the charset the HTTP header declares is
+    lost once the page is a file (a page's own `<meta charset>` is read at ingestion)."""
+    try:
+        return decode(body, header_charset(content_type)).encode("utf-8")
+    except UnicodeDecodeError:  # neither UTF-8 nor declared: ingestion says so
+        return body
 
 
 class _Skip(Exception):

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.config import Settings
-from docent.formats import FORMATS, SUFFIXES, format_of
+from docent.formats import FORMATS, SUFFIXES, Format, format_of
+from docent.formats.charset import decode, meta_charset
 from docent.ingestion.pipeline import EmbeddingQueue, FileWork
 from docent.ingestion.progress import ChunkProgress
 from docent.models.unit_vectors import UNITS_VERSION
@@ -101,11 +102,17 @@ def ingest_embedder(settings: Settings) -> MiniLMEmbedder:
     return MiniLMEmbedder(batch_size=settings.ingest_batch_size, threads=1)
 
 
-def _decode(data: bytes) -> tuple[str | None, str]:
+def _decode(data: bytes, fmt: Format) -> tuple[str | None, str]:
+    """A file's text, or None and the reason. An HTML page that is not UTF-8 is read in
+    the charset its `<meta>` declares (`docent.formats.charset`)."""
+    declared = meta_charset(data) if fmt.name == "html" else None
     try:
-        text = data.decode("utf-8-sig")
+        text = decode(data, declared)
     except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text (invalid byte at offset {exc.start})"
+        why = f"not UTF-8 text (invalid byte at offset {exc.start})"
+        if fmt.name == "html":
+            why += " and no <meta charset> names its charset"
+        return None, why
     if not text.strip():
         return None, "empty file"
     return text, ""
@@ -305,11 +312,11 @@ def _plan(run: _Run, file: Path, rel: str) -> FileWork | None:
 
 def _chunks(run: _Run, data: bytes, rel: str) -> tuple[list[Chunk], str]:
     """A file's chunks, or none and the reason."""
-    text, reason = _decode(data)
-    if text is None:
-        return [], reason
     # A file named on the command line is read as markdown whatever its name.
     fmt = format_of(rel) or FORMATS[".md"]
+    text, reason = _decode(data, fmt)
+    if text is None:
+        return [], reason
     drop = run.settings.drop_suspicious_lines
     try:
         if fmt.screen_source:

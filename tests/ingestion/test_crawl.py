@@ -80,6 +80,33 @@ def test_a_recrawl_asks_what_changed_and_reingests_only_that(data_settings, fake
     assert "LANTERN_CACHE_LIMIT" in text and "lights up your logs" not in text
 
 
+def test_a_page_in_a_legacy_charset_is_read_in_it(data_settings, fake_embedder):
+    # Declared by the HTTP header only, or by the page's own <meta> only: both are read as
+    # the browser reads them, and the mirror keeps UTF-8.
+    header = "<html><head><title>Caf\u00e9</title></head><body><main><h1>Caf\u00e9</h1>" \
+             "<p>The caf\u00e9 opens at 8.</p></main></body></html>"
+    meta = "<html><head><meta charset='iso-8859-1'><title>Na\u00efve</title></head><body>" \
+           "<main><h1>Na\u00efve</h1><p>Na\u00efve mode retries 4 times.</p></main></body></html>"
+    pages = {"/docs/cafe.html": header.encode("latin-1"), "/docs/naive.html": meta.encode("latin-1")}
+    types = {"/docs/cafe.html": "text/html; charset=ISO-8859-1", "/docs/naive.html": "text/html"}
+    with serve_site(pages, types=types) as site:
+        report, ingested = _crawl_and_ingest(site, data_settings, fake_embedder)
+    assert report.fetched == 2 and ingested.added == 2 and not ingested.skipped
+    text = "\n".join(c.text for c in _chunks(data_settings, fake_embedder))
+    assert "The caf\u00e9 opens at 8." in text and "Na\u00efve mode retries 4 times." in text
+    cafe = report.mirror / "docs/cafe.html"
+    assert "caf\u00e9" in cafe.read_text(encoding="utf-8")
+
+
+def test_a_listed_page_the_site_does_not_have_is_reported(data_settings):
+    with serve_site(PAGES, unlisted=["/docs/renamed.html"]) as site:
+        report = crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
+    assert report.not_found == [site.base + "/docs/renamed.html"] and report.fetched == 3
+    assert "1 not found" in report.summary()
+    assert f"Not found (HTTP 404 or 410; listed in the sitemap): {site.base}/docs/renamed.html" \
+        in report.summary()
+
+
 def test_pages_are_fetched_a_few_at_a_time(data_settings):
     pages = {f"/docs/p{n}.html": page(f"Page {n}", f"<p>Text {n}.</p>") for n in range(12)}
     with serve_site(pages, delay=0.05) as site:

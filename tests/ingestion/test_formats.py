@@ -73,3 +73,24 @@ def test_a_page_the_converter_fails_on_is_skipped_and_the_rest_ingested(
     report = ingest_path(root, data_settings, embedder=fake_embedder, progress=False)
     assert report.skipped == [("deep.rst", "could not be converted from rst (RecursionError)")]
     assert report.added == 1
+
+
+def test_an_html_page_is_read_in_the_charset_its_meta_declares(
+    tmp_path, data_settings, fake_embedder
+):
+    root = tmp_path / "docs"
+    root.mkdir()
+    page = "<html><head>{meta}<title>Caf\u00e9</title></head><body><main><h1>Caf\u00e9</h1>" \
+           "<p>The caf\u00e9 opens at 8.</p></main></body></html>"
+    legacy = '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+    (root / "declared.html").write_bytes(page.format(meta=legacy).encode("cp1252"))
+    (root / "undeclared.html").write_bytes(page.format(meta="").encode("cp1252"))
+    (root / "latin.md").write_bytes("# Caf\u00e9\n\nThe caf\u00e9 opens at 8.\n".encode("latin-1"))
+    report = ingest_path(root, data_settings, embedder=fake_embedder, progress=False)
+    assert report.added == 1
+    reasons = dict(report.skipped)
+    assert reasons["undeclared.html"].endswith("and no <meta charset> names its charset")
+    assert reasons["latin.md"].startswith("not UTF-8 text")
+    chunks = open_store(data_settings, fake_embedder).all_chunks()
+    assert [c.title for c in chunks] == ["Caf\u00e9"]
+    assert "The caf\u00e9 opens at 8." in chunks[0].text
