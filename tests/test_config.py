@@ -28,6 +28,17 @@ def test_environment_and_dotenv(monkeypatch, tmp_path):
     assert s.max_turns == 4 and s.top_k == 9  # environment wins over .env
 
 
+def test_a_dotenv_file_that_is_not_utf8_is_named(monkeypatch, tmp_path):
+    # Windows Notepad's "Unicode" is UTF-16: its byte-order mark is no UTF-8.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_bytes("DOCENT_TOP_K=7\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match=r"\.env is not UTF-8 text \(invalid byte at offset 0\)"
+                       r": save it as UTF-8"):
+        load_settings()
+    (tmp_path / ".env").write_bytes("\ufeffDOCENT_TOP_K=7\n".encode())  # UTF-8 with a BOM
+    assert load_settings().top_k == 7
+
+
 def test_google_key_picks_gemini_and_is_masked(monkeypatch):
     monkeypatch.setenv("GOOGLE_API_KEY", "AIza-secret")
     s = load_settings()

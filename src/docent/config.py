@@ -380,6 +380,10 @@ def load_settings(**overrides: Any) -> Settings:
     """Build Settings, turning validation errors into one message per bad key."""
     try:
         return Settings(**overrides)
+    except UnicodeDecodeError as exc:  # only files are decoded: the .env file
+        env_file = Settings.model_config.get("env_file")
+        raise ConfigError(f"{Path(str(env_file)).resolve()} is not UTF-8 text (invalid byte at "
+                          f"offset {exc.start}): save it as UTF-8") from None
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
