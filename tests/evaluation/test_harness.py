@@ -16,6 +16,8 @@ from docent.evaluation.harness import (
     collection_name,
     eval_settings,
     load_jsonl,
+    load_pairs,
+    load_questions,
     run_eval,
 )
 from docent.exit_reasons import REFUSAL
@@ -147,6 +149,13 @@ def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
     (b'{"id": "q-1"}\nnot json\n', "line 2 is not valid JSON: Expecting value"),
     (b'{"id": "q-1"}\n\n[1, 2]\n', "line 3 is not a JSON object"),
     (b'{"id": "q-1", "question": "caf\xe9?"}\n', "is not UTF-8 text (invalid byte at offset 30)"),
+    (b'{"id": "q-1"}\n', 'line 1: "question" must be a non-empty string (has none)'),
+    (b'{"id": "q-1", "question": "a?"}\n{"question": 5}\n',
+     'line 2: "question" must be a non-empty string (has 5)'),
+    (b'{"question": "a?", "answer_keywords": "key"}\n',
+     'line 1: "answer_keywords" must be a list of strings (has "key")'),
+    (b'{"question": "a?", "gold_sources": ["a.md", 2]}\n',
+     'line 1: "gold_sources" must be a list of paths (has ["a.md", 2])'),
 ])
 def test_a_bad_question_file_is_named_with_its_line_before_anything_is_ingested(
     tmp_path, monkeypatch, capsys, lines, message
@@ -172,3 +181,15 @@ def test_a_question_file_saved_with_a_byte_order_mark_is_read(tmp_path):
     qa.write_bytes('{"id": "q-1", "question": "What is a widget?"}\n'.encode("utf-8-sig"))
     assert load_jsonl(qa) == [{"id": "q-1", "question": "What is a widget?"}]
 
+
+
+def test_follow_up_pairs_need_two_turns_and_an_id_defaults_to_the_line(tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"id": "p-1", "turns": ["What is a widget?", "And a gadget?"]}\n'
+                     '{"turns": ["What is a widget?"]}\n')
+    with pytest.raises(ValueError, match=r'line 2: "turns" must be a list of at least two '
+                                         r'questions \(has \["What is a widget\?"\]\)'):
+        load_pairs(pairs)
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('\n{"question": "What is a widget?"}\n')
+    assert load_questions(qa) == [{"id": "line 2", "question": "What is a widget?"}]

@@ -75,6 +75,10 @@ def eval_settings(settings: Settings, collection: str) -> Settings:
 def load_jsonl(path: Path) -> list[Record]:
     """One JSON object a line; blank lines are skipped. ValueError naming the file (and the
     line) when it is not UTF-8 text or a line is not a JSON object."""
+    return [record for _, record in _numbered(path)]
+
+
+def _numbered(path: Path) -> list[tuple[int, Record]]:
     records = []
     for n, line in enumerate(read_lines(path), 1):
         if not line.strip():
@@ -85,8 +89,47 @@ def load_jsonl(path: Path) -> list[Record]:
             raise ValueError(f"{path} line {n} is not valid JSON: {exc.msg}") from None
         if not isinstance(record, dict):
             raise ValueError(f"{path} line {n} is not a JSON object")
-        records.append(record)
+        records.append((n, record))
     return records
+
+
+def load_questions(path: Path) -> list[Record]:
+    """A question set: every line a JSON object with a non-empty `"question"` string;
+    `"gold_sources"` and `"answer_keywords"`, when given, lists of strings; `"id"`, when
+    missing, the line's number ("line 3"). ValueError naming the file and the line."""
+    return [_checked(path, n, q, {"question": _text}) for n, q in _numbered(path)]
+
+
+def load_pairs(path: Path) -> list[Record]:
+    """Follow-up pairs: `"turns"`, at least two non-empty strings, and the same optional
+    fields as a question's."""
+    return [_checked(path, n, q, {"turns": _turns}) for n, q in _numbered(path)]
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _turns(value: Any) -> bool:
+    return isinstance(value, list) and len(value) >= 2 and all(map(_text, value[:2]))
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_NEEDS = {"question": "a non-empty string", "turns": "a list of at least two questions",
+          "gold_sources": "a list of paths", "answer_keywords": "a list of strings"}
+
+
+def _checked(path: Path, n: int, record: Record, required: dict[str, Callable[[Any], bool]]
+             ) -> Record:
+    checks = {**required, "gold_sources": _strings, "answer_keywords": _strings}
+    for key, ok in checks.items():
+        if (key in required or key in record) and not ok(record.get(key)):
+            got = "has none" if key not in record else f"has {json.dumps(record[key])[:60]}"
+            raise ValueError(f"{path} line {n}: \"{key}\" must be {_NEEDS[key]} ({got})")
+    return record if "id" in record else {"id": f"line {n}", **record}
 
 
 async def ask(runtime: Runtime, turn: ChatTurn) -> Run:
@@ -232,8 +275,8 @@ async def evaluate(
     on_record: Callable[[str, Record], None] | None = None,
 ) -> Record:
     """Ask every question (and follow-up pair) and return the report, summary first."""
-    questions = load_jsonl(config.qa)
-    pairs = load_jsonl(config.followups) if config.followups else []
+    questions = load_questions(config.qa)
+    pairs = load_pairs(config.followups) if config.followups else []
     started = datetime.now(UTC).isoformat()
     scored: list[Record] = []
     for q in questions:
@@ -288,9 +331,9 @@ def run_eval(
     from docent.runtime import build_runtime
 
     settings = eval_settings(settings, config.collection or collection_name(config.docs))
-    for questions in (config.qa, config.followups):  # a bad line fails before the ingestion
-        if questions is not None:
-            load_jsonl(questions)
+    load_questions(config.qa)  # a bad line fails before the ingestion
+    if config.followups is not None:
+        load_pairs(config.followups)
     ingested = ingest_path(config.docs, settings, progress=progress)
     runtime = build_runtime(settings)
     # Load the embedder and build the keyword index now, not inside the first question's time.
