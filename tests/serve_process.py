@@ -23,10 +23,10 @@ def docent_env(**settings: str) -> dict[str, str]:
 
 
 def run_docent(env: dict[str, str], *args: str, check: bool = True,
-               cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+               cwd: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """`docent ARGS...`, checked unless `check` is False (a test of a failing command)."""
     return subprocess.run([sys.executable, "-m", "docent.cli", *args], env=env, check=check,
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
+                          capture_output=True, text=True, timeout=300, cwd=cwd, input=stdin)
 
 
 def ingested_env(tmp_path: Path) -> dict[str, str]:

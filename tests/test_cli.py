@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from docent.cli import main, print_stream
-from tests.serve_process import docent_env, run_docent
+from tests.serve_process import docent_env, ingested_env, run_docent
 
 
 def _printed(streamed: list[str], final: str) -> str:
@@ -156,6 +156,16 @@ def test_ask_on_an_empty_index_says_to_ingest_first(tmp_path):
     assert out.returncode == 1
     assert "nothing is indexed yet" in out.stderr and "docent ingest" in out.stderr
     assert out.stdout == "" and "Traceback" not in out.stderr
+
+
+def test_ask_reads_a_dash_from_stdin_and_refuses_what_chat_would(tmp_path):
+    env = ingested_env(tmp_path)
+    out = run_docent(env, "ask", "-", stdin="What is the `tool-call` limit?\n")
+    assert "the default is 3" in out.stdout and "Exit reason: COMPLETED" in out.stdout
+    long = run_docent(env, "ask", "word " * 2001, check=False)  # /chat: QUERY_TOO_LONG
+    assert long.returncode == 2 and long.stdout == ""
+    assert long.stderr == ("docent ask: the question is 10005 characters long; the longest is "
+                           "10000 (DOCENT_MAX_MESSAGE_CHARS)\n")
 
 
 @pytest.mark.parametrize("command", [["ask", "How do I change the port?"], ["ingest", "docs"],

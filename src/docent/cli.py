@@ -31,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_ingest.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p_ask = sub.add_parser("ask", help="ask one question and stream the answer")
-    p_ask.add_argument("question")
+    p_ask.add_argument("question", help="the question; - reads it from standard input")
 
     p_serve = sub.add_parser("serve", help="run the HTTP API")
     p_serve.add_argument("--host", default=None, help="default: DOCENT_HOST (127.0.0.1)")
@@ -124,6 +124,12 @@ async def _ask(settings: Settings, question: str) -> int:
     from docent.chat import ChatTurn, stream_chat
     from docent.runtime import build_runtime
 
+    if question == "-":  # `docent ask - < question.txt`: quotes and backticks need no escaping
+        question = sys.stdin.read()
+    if len(question) > settings.max_message_chars:  # as /chat refuses it (QUERY_TOO_LONG)
+        print(f"docent ask: the question is {len(question)} characters long; the longest "  # noqa: T201
+              f"is {settings.max_message_chars} (DOCENT_MAX_MESSAGE_CHARS)", file=sys.stderr)
+        return 2
     runtime = build_runtime(settings)
     try:
         if runtime.nothing_indexed():
