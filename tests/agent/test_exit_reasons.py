@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from docent.exit_reasons import CANNED, REFUSAL, ExitReason
 from docent.prompts import TOOL_LIMIT_MESSAGE
-from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
+from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call, chunk
 from tests.http import client_for, post_chat
 
 
@@ -146,6 +146,21 @@ def test_max_context_reached_when_tool_results_overflow(run_both):
     out = both(chat, terminal)
     assert out["exit_reason"] == "MAX_CONTEXT_REACHED"
     assert len(model.calls) == 0  # never answers on a truncated history
+
+
+def test_passages_too_long_together_leave_out_the_lower_ranked_ones(run_both):
+    # Five long passages (a generated reference page, or top_k 20) overflow the budget
+    # together; each fits alone. The best ones that fit are shown, not MAX_CONTEXT_REACHED.
+    pages = [chunk(n, f"tool-call limit {n} " + "pad " * 70) for n in range(1, 6)]
+    chat, terminal, _, model, _ = run_both(
+        [AIMessage("Done [1].")], retriever_factory=lambda: FakeRetriever(chunks=pages),
+        max_context_chars=1_000)
+    out = both(chat, terminal)
+    assert out["exit_reason"] == "COMPLETED" and out["metadata"]["context_chunks"] == 2
+    (shown,) = [m for m in model.calls[0]["messages"] if isinstance(m, ToolMessage)]
+    assert "tool-call limit 1 " in shown.content and "tool-call limit 2 " in shown.content
+    assert "tool-call limit 3 " not in shown.content
+    assert sum(len(m.text) for m in model.calls[0]["messages"][1:]) <= 1_000
 
 
 def test_rate_limited_after_retries(run_both):

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from docent.retrieval.chunking import (
+    MAX_UNIT_CHARS,
     chunk_markdown,
     clean_for_embedding,
     embedding_text,
@@ -236,3 +237,32 @@ def test_a_table_a_crawl_flattened_stays_in_one_chunk_when_it_fits():
     got = chunks(text, max_tokens=10, min_tokens=0)
     assert not any("Service" in c.text and "Sequence" in c.text for c in got)
     assert all("\n" not in c.text.replace("\n\n", "") for c in got)
+
+
+def unknown_words(text: str) -> int:
+    # As the real tokenizer counts them: a word over 100 characters is one [UNK] token.
+    return sum(1 if len(w) > 100 else len(w) // 4 + 1 for w in text.split()) + 2
+
+
+def test_no_chunk_outgrows_the_cap_whatever_one_block_holds():
+    # A line no sentence end or token count splits (minified data, a run-on word), and a
+    # generated code block of thousands of lines: each would be one chunk larger than a
+    # run's whole context, and every question retrieving it would end MAX_CONTEXT_REACHED.
+    blob = "x" * 50_000
+    rows = "\n".join(f'  {{"field_{i}": "value number {i} of the schema"}},' for i in range(2000))
+    text = f"# Data\n\n{blob}\n\n## Schema\n\nThe schema:\n\n```json\n{rows}\n```\n\nIt ends.\n"
+    got = chunks(text, count_tokens=unknown_words)
+    assert max(len(c.text) for c in got) <= MAX_UNIT_CHARS
+    assert "".join(re.findall(r"x{100,}", "\n".join(c.text for c in got))) == blob  # all kept
+    code = [c.text for c in got if "field_" in c.text]
+    assert len(code) > 1 and all(t.startswith("```json\n") and t.endswith("\n```") for t in code)
+    lines = [line for t in code for line in t.split("\n")[1:-1]]
+    assert lines == rows.split("\n")  # cut at line ends, each line whole, in order
+
+
+def test_an_inlined_data_uri_keeps_its_kind_but_not_its_payload():
+    payload = "iVBORw0KGgo" + "A" * 5000 + "=="
+    got = chunks(f"# Logo\n\nOur logo: ![logo](data:image/png;base64,{payload})\n\nIt is blue.\n")
+    assert "![logo](data:image/png;base64,…)" in got[0].text and payload not in got[0].text
+    short = 'const url = "data:application/json;base64," + btoa(json);'  # code building one
+    assert short in chunks(f"# Code\n\n{short}\n")[0].text

@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from docent.agent.breaker import CircuitOpenError
 from docent.agent.citations import enforce_citations, renumber
-from docent.agent.context import fits_context
+from docent.agent.context import count_chars, fits_context
 from docent.agent.llm_cache import ReplyCache, payload_key
 from docent.agent.model_chain import ModelChain
 from docent.agent.run_state import answer_message, start_run
@@ -101,9 +101,10 @@ def build_graph(
         query = search_query(state["messages"])
         call_id = "search_" + hashlib.sha256(query.encode()).hexdigest()[:16]
         ledger = Ledger.of(state)
-        found = await search(search_tool, {"query": query}, call_id, config, ledger)
         asked = AIMessage("", tool_calls=[{"name": SEARCH_TOOL, "args": {"query": query},
                                            "id": call_id}])
+        room = settings.max_context_chars - count_chars([*state["messages"], asked])
+        found = await search(search_tool, {"query": query}, call_id, config, ledger, room)
         if found is None:
             failed = ToolMessage("Search failed.", tool_call_id=call_id, status="error")
             return {**RETRIEVAL_FAILED, "messages": [asked, failed], "tool_calls": 1}
@@ -193,7 +194,9 @@ def build_graph(
                     break
                 continue
             streak = 0
-            found = await search(search_tool, call["args"], call["id"] or "", config, ledger)
+            room = settings.max_context_chars - count_chars([*state["messages"], *replies])
+            found = await search(search_tool, call["args"], call["id"] or "", config, ledger,
+                                 room)
             if found is None:
                 update.update(RETRIEVAL_FAILED)
                 replies.append(

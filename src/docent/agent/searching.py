@@ -15,7 +15,13 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
-from docent.agent.tools import SEARCH_TOOL, SearchFailed, format_references, number_hits
+from docent.agent.tools import (
+    SEARCH_TOOL,
+    SearchFailed,
+    fitting,
+    format_references,
+    number_hits,
+)
 from docent.exit_reasons import RETRIEVAL_FAILED_MESSAGE, ExitReason
 from docent.failures import log_failure
 
@@ -63,10 +69,12 @@ async def search(
     call_id: str,
     config: RunnableConfig,
     ledger: Ledger,
+    room: int | None = None,
 ) -> ToolMessage | None:
     """The tool message answering one valid search call, or None when the store failed
     (the tool retries and times out each try itself, so a stream shows one tool run per
-    search; the failure is logged here)."""
+    search; the failure is logged here). With `room`, the characters the context budget
+    leaves, the passages are kept best first while they fit (the best one always)."""
     began = time.perf_counter()
     hits = await tool.ainvoke(args, config)
     if isinstance(hits, SearchFailed):  # a friendly interruption, detail logged
@@ -77,6 +85,8 @@ async def search(
         )
         return None
     ledger.retrieval_ms += (time.perf_counter() - began) * 1000
+    if room is not None:
+        hits = fitting(hits, room)
     numbered, ledger.sources = number_hits(hits, ledger.sources)
     ledger.searches += 1
     ledger.empty_searches += not numbered

@@ -108,6 +108,22 @@ def number_hits(
     return numbered, sources
 
 
+def fitting(hits: list[Hit], room: int) -> list[Hit]:
+    """The best hits whose passages fit `room` characters of the tool message, the best
+    one always: a few very long passages (a generated reference page, `top_k` 20) leave
+    out the lower-ranked ones instead of ending the run MAX_CONTEXT_REACHED; a best passage
+    that cannot fit still does, as a conversation too long for any passage does."""
+    kept: list[Hit] = []
+    for hit in hits:
+        c = hit.chunk
+        # As `format_references` writes it: "[nn] Section (file)\n" + text + "\n\n".
+        room -= len(c.text) + len(c.section_title or c.title) + len(c.source_file) + 12
+        if kept and room < 0:
+            break
+        kept.append(hit)
+    return kept
+
+
 def format_references(numbered: list[dict[str, Any]]) -> str:
     """The tool message the model reads: `[n] Title > Section (file)` then the passage."""
     if not numbered:

@@ -19,6 +19,10 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _INCLUDE = re.compile(r"\{\*.*?\*\}")  # mkdocs snippet includes name a file, not content
 _BLANKS = re.compile(r"\n{3,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# An image or file inlined as a data URI ("![logo](data:image/png;base64,iVBORw0...)") is
+# kilobytes of base64 no reader reads: its payload is left out of the chunk.
+_DATA_URI = re.compile(
+    r"(data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,)[A-Za-z0-9+/=]{64,}")
 
 
 # A link whose text says nothing of where it goes ("request test tokens [here](https://
@@ -106,6 +110,10 @@ class _Piece:
     parts: list[str] = field(default_factory=list)
     tokens: int = 0
 
+    def fits(self, parts: list[str]) -> bool:
+        """Whether `parts` joined to this piece keep it within `MAX_UNIT_CHARS`."""
+        return sum(len(p) + 2 for p in [*self.parts, *parts]) - 2 <= MAX_UNIT_CHARS
+
 
 def chunk_markdown(
     text: str,
@@ -120,7 +128,7 @@ def chunk_markdown(
     """Chunks whose `embedding_text` fits `max_tokens` unless one code block alone is larger.
     Deep links start with the page's own `url` when known (a crawled page), else with
     `base_url` and the file's path."""
-    doc = parse_markdown(text, pretty_stem(source_file))
+    doc = parse_markdown(_DATA_URI.sub(r"\1…", text), pretty_stem(source_file))
 
     def cost(part: str) -> int:
         # Special tokens are counted once per chunk, in the header, not once per part.
@@ -166,7 +174,7 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
     pieces = [_Piece(section.path, section.slug, section.level)]
     for text, tokens in units:
         current = pieces[-1]
-        if current.parts and current.tokens + tokens > budget:
+        if current.parts and (current.tokens + tokens > budget or not current.fits([text])):
             full, current = current, _Piece(section.path, section.slug, section.level)
             pieces.append(current)
             # A paragraph announcing what comes next ("...on every replica:") goes along
@@ -175,7 +183,8 @@ def _split(section: Section, budget: int, cost: TokenCounter) -> list[_Piece]:
             # paragraph per item), so no chunk holds part of the list.
             run = _announcing_run(full.parts)
             carried = sum(cost(part) for part in run)
-            if run and len(run) < len(full.parts) and carried + tokens <= budget:
+            if (run and len(run) < len(full.parts) and carried + tokens <= budget
+                    and current.fits([*run, text])):
                 del full.parts[-len(run):]
                 full.tokens -= carried
                 current.parts.extend(run)
@@ -230,6 +239,14 @@ _LABEL_WORDS = 2
 
 
 def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
+    return [
+        cut for unit in _token_units(block, budget, cost)
+        for cut in ([unit] if len(unit[0]) <= MAX_UNIT_CHARS
+                    else [(part, cost(part)) for part in _cut(unit[0], block.code)])
+    ]
+
+
+def _token_units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int]]:
     tokens = cost(block.text)
     if tokens <= budget or block.code:
         return [(block.text, tokens)]
@@ -242,6 +259,54 @@ def _units(block: Block, budget: int, cost: TokenCounter) -> list[tuple[str, int
         else:
             out.append((line, n))
     return _rejoin(out, budget)
+
+
+# No chunk is longer than this, whatever one block holds: a generated code block of
+# thousands of lines, or a line that no token count can split (minified JSON; a word over
+# 100 characters is one unknown token to the tokenizer) would otherwise be one
+# chunk larger than a run's whole context (DOCENT_MAX_CONTEXT_CHARS), and every question
+# retrieving it would end MAX_CONTEXT_REACHED. The longest chunk of the FastAPI and Somnia
+# docs is 9,249 characters.
+MAX_UNIT_CHARS = 12_000
+_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n")
+
+
+def _cut(text: str, code: bool) -> list[str]:
+    """Text too long for any chunk, cut at line ends (a line too long, at spaces, then
+    anywhere) into parts of at most `MAX_UNIT_CHARS`; a code block's parts each fenced."""
+    opening = closing = ""
+    fence = _FENCE.match(text) if code else None
+    if fence:
+        opening, closing = fence.group(0), "\n" + fence.group(1)
+        text = text[fence.end():].rstrip().removesuffix(fence.group(1)).rstrip("\n")
+    room = MAX_UNIT_CHARS - len(opening) - len(closing)
+    # Parts of about even size, so none is a scrap that a neighbouring section's few lines
+    # would join: a whole block never joined its neighbours either.
+    fewest = -(-len(text) // room)
+    size = -(-len(text) // fewest)
+    parts = _packed(text, size, ("\n", " "))
+    while len(parts) > fewest and size < room:  # cut at line ends, parts run short of `size`
+        size = min(room, size + -(-(room - len(text) // fewest) // 8))
+        parts = _packed(text, size, ("\n", " "))
+    return [opening + part + closing for part in parts]
+
+
+def _packed(text: str, room: int, separators: tuple[str, ...]) -> list[str]:
+    """`text` in parts of at most `room` characters, cut at the first separator, a part
+    still too long at the next, and a part with none anywhere; parts joined back greedily."""
+    if len(text) <= room:
+        return [text]
+    if not separators:
+        return [text[i : i + room] for i in range(0, len(text), room)]
+    sep, out = separators[0], list[str]()
+    for piece in text.split(sep):
+        first, *rest = _packed(piece, room, separators[1:])
+        if out and len(out[-1]) + len(sep) + len(first) <= room:
+            out[-1] += sep + first
+        else:
+            out.append(first)
+        out.extend(rest)
+    return out
 
 
 def _rejoin(units: list[tuple[str, int]], budget: int) -> list[tuple[str, int]]:
@@ -280,7 +345,7 @@ def _merge_small(
                 heading = "#" * piece.level + " " + piece.path[-1]
                 extra.insert(0, heading)
                 tokens += cost(heading)
-            if tokens <= budget(prev.path):
+            if tokens <= budget(prev.path) and prev.fits(extra):
                 prev.parts.extend(extra)
                 prev.tokens = tokens
                 continue
