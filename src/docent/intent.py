@@ -321,6 +321,9 @@ class Measure:
 
     kind: MeasureKind
     words: tuple[str, ...] = ()  # the measured thing as the question names it ("sessions")
+    # How many of `words` a count counts, when the rest opens a relative clause ("files" of
+    # "the number of files DOCENT can ingest"); None: all of them.
+    counted: int | None = None
 
 
 _WORDS = r"((?:[a-z][\w'-]*\s+){0,2}[a-z][\w'-]*)"
@@ -499,17 +502,18 @@ def measure_of(question: str) -> Measure | None:
         if kind == "money" and _TOKEN_AMOUNT.search(question):
             return Measure("money")  # "the minimum amount of SOMI I can buy"
         if pattern.search(text):
-            return Measure(kind, _named(text, kind))
+            words, counted = _named(text, kind)
+            return Measure(kind, words, counted if kind == "count" else None)
     return Measure("number")
 
 
-def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
+def _named(text: str, kind: MeasureKind) -> tuple[tuple[str, ...], int | None]:
     """What is counted or measured: the noun phrase after "how many" / "number of" / "how
     much"; for a size, the words before "size" ("the largest MARKDOWN FILE size") or after
-    "size of"."""
+    "size of". With it, how many of its words come before a relative clause (None: all)."""
     if kind == "version":
         v = _VERSIONED.search(text)
-        return (next(g for g in v.groups() if g),) if v else ()
+        return ((next(g for g in v.groups() if g),) if v else ()), None
     m = _COUNTED.search(text) if kind == "count" else _MEASURED.search(text)
     if m is None and kind == "count":
         m = _COUNT_OF.search(text)
@@ -518,20 +522,30 @@ def _named(text: str, kind: MeasureKind) -> tuple[str, ...]:
         words = [w for w in (before.group(1).split() if before else [])
                  if w not in _SIZE_MODIFIERS and w not in _PHRASE_END]
         if words:  # the words before "size", without "the largest..."
-            return tuple(words)
+            return tuple(words), None
         m = _SIZE_OF.search(text)
     if m is None:
-        return ()
+        return (), None
     words = next(g for g in m.groups() if g).split()
     phrase: list[str] = []
-    for w in words:
+    counted = None
+    for i, w in enumerate(words):
         if w in _PHRASE_END or w in _NUMBER_WORDS or len(phrase) == 2:
             break
+        # "the number of files DOCENT CAN ingest": after a plural, a word before a modal
+        # opens a relative clause ("SOMI tokens will ever exist": the plural is the noun).
+        if (counted is None and phrase and _PLURAL.fullmatch(phrase[-1])
+                and words[i + 1 : i + 2] in _MODAL_AFTER):
+            counted = len(phrase)
         if w not in _MODIFIERS:  # "how many FREE compute units": compute units
             phrase.append(w)
-    if phrase and kind == "count":
+    if phrase and kind == "count" and counted is None:
         phrase += _counted_per(text, phrase[-1], m.start(m.lastindex or 0))
-    return tuple(phrase)
+    return tuple(phrase), counted
+
+
+_MODAL_AFTER = [[w] for w in "can could will would should may might must does do".split()]
+_PLURAL = re.compile(r"\w+[^aisu\W]s")  # "files", "tokens"; not "gas", "status", "bus"
 
 
 def _counted_per(text: str, counted: str, start: int) -> list[str]:

@@ -659,6 +659,20 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     # Digits inside a hex address are no amount ("07BEC") and no size ("67b").
     ("money", '"wallet": "0x4F40da1a67b891Ec7cCD54F809AFDD72CCc07BEC"', False),
     ("size", "Deployed at 0x9ac0da1a67b.", False),
+    # A decimal with a unit is a measure, an address's four parts a host: no version.
+    ("version", "Docent waits at most 0.5 seconds for Redis.", False),
+    ("version", "DOCENT_REDIS_URL=redis://127.0.0.1:6379/0 docent serve", False),
+    ("version", "Answers come 2.5x faster and use 1.5 MB.", False),
+    ("version", "Docent needs Python 3.11 or newer.", True),
+    # "A second one", "a second replica": an ordinal, no duration.
+    ("duration", "A second one started meanwhile waits for the first.", False),
+    ("duration", "Add a second replica behind the balancer.", False),
+    ("duration", "The index is swapped in less than a second.", True),
+    ("duration", "It retries a second or two later.", True),
+    # "exit code 1", "HTTP 404", "one of the files": a code and a choice, no count.
+    ("count", "It stops with exit code 1 and names one of the files.", False),
+    ("count", "The page answered HTTP 404.", False),
+    ("count", "It keeps one file per page.", True),
 ])
 def test_what_states_a_value_of_a_kind(kind, text, stated):
     assert states_kind(kind, text) is stated
@@ -698,6 +712,53 @@ def test_that_thing_pointing_back_to_a_scene_sentence_means_what_that_sentence_n
     assert states_value(question, [own], freq, 100)
 
 
+def test_a_settings_value_with_a_unit_measures_and_counts_nothing():
+    freq = {**FREQ, "sse": 3, "stream": 4, "worker": 3}
+    question = "How many SSE streams can one worker keep open?"
+    ping = "Set `DOCENT_SSE_PING_SECONDS` to change the keep-alive interval; the default is 15 seconds."
+    assert not states_value(question, [hit(ping, "Streaming > SSE streams")], freq, 100)
+    limit = "`DOCENT_MAX_SSE_STREAMS` caps the open streams; the default is 100."
+    assert states_value(question, [hit(limit)], freq, 100)
+
+
+def test_a_relative_clause_after_what_is_counted_is_no_part_of_it():
+    # "the maximum number of files DOCENT CAN ingest": docent opens a relative clause, and
+    # "docent writes one progress line" counts no files; the clause still says whose files.
+    question = "What's the maximum number of files docent can ingest in one run?"
+    assert measure_of(question) == Measure("count", ("files", "docent"), counted=1)
+    assert not states(question, "Docent writes one progress line every 10 seconds to a log file.")
+    assert states(question, "Docent ingests at most 5000 files in one run.")
+    # "SOMI tokens will ever exist": the plural is the thing counted, not a clause's subject
+    assert measure_of("How many SOMI tokens will ever exist?") == Measure(
+        "count", ("somi", "tokens"))
+    assert not states(question, "Each run ingests at most 5000 files.")  # whose files?
+
+
+def test_a_bound_asked_for_is_not_stated_by_one_as_an_article():
+    # "One bad file never stops the ingestion" gives no maximum number of files.
+    question = "What is the maximum number of files a run can ingest?"
+    assert not states(question, "One bad file never stops the ingestion of the rest.")
+    assert states(question, "Only one file is ingested at a time.")
+    assert states(question, "A run reads one file at a time.")
+    assert states("How many files does a bad run skip?", "One bad file is skipped.")
+
+
+def test_a_single_one_is_how_many_not_what():
+    # "from a SINGLE client address": a quantity, like "one", not what the value is about.
+    freq = {**FREQ, "singl": 1, "client": 20, "address": 15, "hour": 4}
+    question = "How many requests per hour will docent accept from a single client address?"
+    passage = "A client address may send 100 requests an hour; the default is 100 requests."
+    assert states_value(question, [hit(passage)], freq, 100)
+
+
+def test_how_long_something_waits_is_no_frequency():
+    # "writes a progress line every 10 seconds" says how often, not how long a wait lasts.
+    passage = "A waiting ingest logs a line every 10 seconds while the first ingest runs."
+    assert not states("How long does a second ingest wait before giving up?", passage)
+    assert states("How long does a second ingest wait before giving up?",
+                  passage + " It gives up after 10 minutes.")
+
+
 def test_a_condition_before_the_question_names_what_the_value_is_of():
     # "If I add the CORS middleware and change nothing, how long will browsers cache...?"
     passage = "A full node keeps a session for 30 minutes."
@@ -706,6 +767,9 @@ def test_a_condition_before_the_question_names_what_the_value_is_of():
     # a condition pointing back ("if I call IT without ONE") is about what came before it
     assert not states("If I run it on a full node, how long is a session preview kept?",
                       passage)
+    # ... and "that" opening a relative clause points at nothing before the question
+    assert states("If I run a full node that is synced, how long is a session preview kept?",
+                  passage)
 
 
 def test_a_sentence_after_the_last_question_asks_for_nothing():

@@ -50,6 +50,13 @@ _TIME_UNITS = (
 )
 # A time after a number, abbreviated or not ("15 s", "500ms", "2 hrs", "10 minutes").
 _TIME_AFTER_NUMBER = rf"(?:ms|s|secs?|mins?|h|hrs?|{_TIME_UNITS})\b"
+# A decimal with a unit ("0.5 seconds", "1.5 MB", "2.5x") is a measure and an address's
+# four parts ("127.0.0.1") a host: neither is a version.
+_NOT_A_VERSION = (rf"(?!\.\d)(?!\s*(?:%|{_TIME_AFTER_NUMBER}|[kmgt]?i?b\b|x\b|times\b"
+                  r"|percent\b|bytes?\b))")
+# "a second one", "a second replica": an ordinal, no duration ("within a second" is one).
+_ORDINAL_SECOND = (r"(?!\s+(?!(?:or|and|to|later|before|after|of|per|for|ago|apart|earlier|in|on"
+                   r"|at|while|if|when|than|the|is|was|are|so|but|each|every|or\s+two)\b)[a-z])")
 _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # A share stated as one: "50%", "ten percent", "half of"; not the word "percentage".
     "percent": re.compile(rf"\d\s*%|(?:\d|\b{_SPELLED})\s*(?:percent|per\s+cent)\b"
@@ -57,13 +64,13 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # A number, or a named version the text gives as one ("EVM version (default: Prague)",
     # "the version is Cancun"; not "Pick a version: See below").
     "version": re.compile(
-        r"(?i:\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\s+\d+\b)"
+        rf"(?i:(?<![\d.])v?\d+\.\d+(?:\.\d+)?\b{_NOT_A_VERSION}|\bversion\s+\d+\b)"
         r"|(?i:\bversions?\b)[^.\n]{0,40}?(?:(?i:\bdefault)\s*:?|(?i:\bis)|:)\s*\(?"
         r"(?!(?:See|Select|Choose|Check|Click|Use|The|This|That|It|Please|Note)\b)[A-Z][a-z]{2,}\b"
     ),
     "duration": re.compile(
         rf"(?<![\w.])\d[\d,.]*\s*(?:-\s*)?{_TIME_AFTER_NUMBER}"
-        rf"|\b{_SPELLED}\s+{_TIME_UNITS}\b|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
+        rf"|\b{_SPELLED}\s+(?:second\b{_ORDINAL_SECOND}|(?!second\b){_TIME_UNITS}\b)|\b(?:hourly|daily|weekly|biweekly|fortnightly|monthly"
         r"|quarterly|yearly|annually|instantly|immediately)\b"
         r"|\b(?:every|each|once\s+an?)\s+(?:other\s+)?(?:second|minute|hour|block|day|week"
         r"|month|quarter|year)\b",
@@ -85,9 +92,11 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # A share ("50% of fees go to validators") is no count of what it is a share of.
     # "More than one thread", "one or more workers" give no number of them.
     # "5M+ users", "10k stars": a magnitude's letter is part of the number.
-    "count": re.compile(r"(?<![\w/.-])\d[\d,.]*(?:[kKmMbB](?=[+\s]))?(?![\w/.%-])"
+    # "exit code 1", "HTTP 404", "status 200": a code, no count.
+    "count": re.compile(r"(?<![\w/.-])(?<!\bcode\s)(?<!\bstatus\s)(?<!\bHTTP\s)"
+                        r"\d[\d,.]*(?:[kKmMbB](?=[+\s]))?(?![\w/.%-])"
                         r"(?!\s*(?:%|per\s*cent\b))"
-                        r"|(?<!\bthan\s)(?<!\bleast\s)\b(?:one(?!\s+or\s+more\b)|two|three|four"
+                        r"|(?<!\bthan\s)(?<!\bleast\s)\b(?:one(?!\s+or\s+more\b)(?!\s+of\b)|two|three|four"
                         r"|five|six|seven|eight|nine|ten|hundred|thousand|million|billion)\b",
                         re.I),
     "number": re.compile(r"(?<![\w/.-])\d|\b0x[0-9a-f]+", re.I),
@@ -115,6 +124,7 @@ _FRAME = frozenset(
     suppose pick picks choose chooses select selects top those these mention mentions
     mentioned pull pulls grab grabs obtain obtains receive receives end ends ended put puts
     expect expects come comes came longer bunch lot lots couple kept held run runs ran
+    single individual
     """.split()
 )
 # Who is counted, not what: docs count people as what they are ("a four-member board",
@@ -144,7 +154,11 @@ _CONDITION = re.compile(r"\s*(?:if|when|once|after|unless)\b", re.I)
 _DOING = re.compile(r"\s+(?:when|while)\s+", re.I)
 _GERUND = re.compile(r"\w+ing\b")
 # ... unless it points back ("If I call IT without ONE"): it is about what came before it.
-_POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|that|this|those|these)\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:it|its|one|them|they|this|those|these)\b"
+                          # "...waits for another ingest THAT IS still writing": a relative
+                          r"|(?<!\bif\s)(?<!\bwhen\s)(?<!\bonce\s)(?<!\bafter\s)(?<!\bunless\s)"
+                          r"(?<!\band\s)(?<!\bbut\s)\bthat\b(?!\s+(?:is|are|was|were|has|have|had)\b)"
+                          r"|^\s*\w+\s+that\b", re.I)
 _REFERS_BACK = re.compile(r"\b(?:that|this|it|them|those|these)\s*[?.!]?\s*$", re.I)
 # ... or names it by a word of its own ("In which release was THAT COMPATIBILITY removed?"),
 # read with what a sentence setting the scene names.
@@ -256,6 +270,9 @@ def _stated_for(
     # the unknown-word check weighs it.
     stems = (stem(w) for w in measure.words)
     named = {s for s in stems if _used(s, doc_freq)} - _NOT_SUBJECT
+    # "the number of files DOCENT can ingest": a number next to "docent" counts no files
+    # ("docent writes ONE progress line"); the clause's words still say what is counted.
+    counted = {stem(w) for w in measure.words[: measure.counted]} & named
     if measure.kind == "percent":
         # "What percentage of the stake gets SLASHED": a share of what undergoes that; "they
         # earn 100% of the rewards" is a share of something else.
@@ -274,6 +291,7 @@ def _stated_for(
     spelled = _spelled_out(clause)
     named_roots = _roots(named)
     timeout = measure.kind == "duration" and _TIMEOUT.search(clause) is not None
+    bound = measure.kind == "count" and _BOUND_ASKED.search(clause) is not None
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -286,7 +304,7 @@ def _stated_for(
             if timeout:  # "a ping every 15 seconds" is how often, no timeout
                 segment, near = _FREQUENCY.sub(" ", segment), _FREQUENCY.sub(" ", near)
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
-            if not (_stated(measure, segment, named, near) or version_heading):
+            if not (_stated(measure, segment, counted, near, bound) or version_heading):
                 continue
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             # "anti-money-laundering" in the question, "AML" in the passage
@@ -429,7 +447,8 @@ _NO_LIMIT = re.compile(
 _LIMITED = frozenset({"size", "count", "duration"})
 
 
-def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
+def _stated(measure: Measure, segment: str, named: set[str], near: str,
+            bound: bool = False) -> bool:
     """Whether the segment states a value of the measure's kind (for a count: a number in
     the same sentence as what is counted; for a duration or a size, a bare number counts
     when its neighbourhood `near` names a unit of time or of size), or that there is no
@@ -438,11 +457,13 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str) -> bool:
         return True
     if not _STATED[measure.kind].search(segment):
         return _bare(measure.kind, segment, near)
-    return measure.kind != "count" or not named or counts_of(segment, named)
+    return measure.kind != "count" or not named or counts_of(segment, named, bound)
 
 
-# A timeout asked for is no frequency: "sends a ping every 15 seconds" states none.
-_TIMEOUT = re.compile(r"\btime-?outs?\b", re.I)
+# A timeout asked for is no frequency: "sends a ping every 15 seconds" states none; nor is
+# how long something waits ("writes a progress line every 10 seconds").
+_TIMEOUT = re.compile(r"\btime-?outs?\b|\bwait(?:s|ing)?\b|\bgive\s+up\b|\bgiving\s+up\b",
+                      re.I)
 _FREQUENCY = re.compile(rf"\b(?:every|each)\s+\d[\d,.]*\s*{_TIME_AFTER_NUMBER}", re.I)
 # "... gets SLASHED", "is BURNED", "are PAID out": what happens to the share asked for.
 _DONE_TO = re.compile(r"\b(?:gets?|got|is|are|was|were|be|been|being)\s+(\w+ed|\w+en|burnt|paid"
@@ -462,7 +483,22 @@ _PEOPLE_COUNT = re.compile(r"(?<![\w.])(?:\d+|two|three|four|five|six|seven|eigh
                            re.I)
 
 
-def counts_of(segment: str, named: set[str]) -> bool:
+# "...the keep-alive interval; the default is 15 SECONDS": a setting's value with a unit of
+# time or size measures, it counts nothing.
+_MEASURED = re.compile(rf"[\d,.]*`?\s*(?:{_TIME_AFTER_NUMBER}|(?:[kmgt]i?)?b\b|bytes?\b"
+                       r"|characters?\b|%)", re.I)
+
+
+# "What's the MAXIMUM number of files...": a bound is stated as one ("at most 100", "only
+# one"), and "one bad file never stops it" states none.
+_BOUND_ASKED = re.compile(r"\b(?:max(?:imum)?|min(?:imum)?|limit|cap|most|least|largest"
+                          r"|smallest|biggest)\b", re.I)
+_ONE_UNBOUNDED = re.compile(r"(?<!\bonly\s)(?<!\bjust\s)(?<!\bmost\s)(?<!\bto\s)"
+                            r"(?<!\bexactly\s)(?<!\bof\s)\bone\b"
+                            r"(?!(?:\s+\w+)?\s+at\s+a\s+time\b)", re.I)
+
+
+def counts_of(segment: str, named: set[str], bound: bool = False) -> bool:
     """Whether a number in `segment` is close to a word naming what is counted ("a pool of
     40 threads", "threads: 40"; the word itself, not one of its root: "the 5M tokens
     delegated" counts no delegators) or is the default of a setting the sentence says counts it
@@ -475,14 +511,15 @@ def counts_of(segment: str, named: set[str]) -> bool:
         return True
     if not near_named:
         return False
-    if _SETTING_VALUE.search(segment):
+    if any(not _MEASURED.match(segment, m.end()) for m in _SETTING_VALUE.finditer(segment)):
         return True
     starts = [w.start() for w in words]
     # A number in a quoted sample ("to display stats (“42 entries recorded”)") is an
     # example's, not a count the docs give.
     quoted = [m.span() for m in _QUOTED.finditer(segment)]
     numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)
-               if not any(a < m.start() < b for a, b in quoted)]
+               if not any(a < m.start() < b for a, b in quoted)
+               and not (bound and _ONE_UNBOUNDED.match(segment, m.start()))]
     return any(abs(k - j) <= _COUNT_REACH for k in numbers for j in near_named)
 
 
