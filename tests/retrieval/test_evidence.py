@@ -673,6 +673,9 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("count", "It stops with exit code 1 and names one of the files.", False),
     ("count", "The page answered HTTP 404.", False),
     ("count", "It keeps one file per page.", True),
+    # An index and a call's argument count nothing.
+    ("count", 'tag = operation["tags"][0]', False),
+    ("count", "await dao.executeProposal(0);", False),  # a call's argument
 ])
 def test_what_states_a_value_of_a_kind(kind, text, stated):
     assert states_kind(kind, text) is stated
@@ -712,6 +715,17 @@ def test_that_thing_pointing_back_to_a_scene_sentence_means_what_that_sentence_n
     assert states_value(question, [own], freq, 100)
 
 
+def test_a_changelog_heading_gives_the_products_versions_not_another_things():
+    freq = {**FREQ, "traefik": 2, "proxi": 5, "webhook": 3}
+    entry = hit("Add docs for Behind a Proxy, with a local Traefik proxy.",
+                "Release Notes > 0.56.0")
+    assert not states_value("Which Traefik version does the proxy guide use?", [entry], freq, 100)
+    # the docs' own release: its heading gives the version
+    webhooks = hit("Add support for webhooks in docent.", "Release Notes > 0.99.0")
+    assert states_value("Which docent version added webhooks?", [webhooks], freq, 100)
+    assert states_value("Since which release are webhooks supported?", [webhooks], freq, 100)
+
+
 def test_a_settings_value_with_a_unit_measures_and_counts_nothing():
     freq = {**FREQ, "sse": 3, "stream": 4, "worker": 3}
     question = "How many SSE streams can one worker keep open?"
@@ -732,6 +746,13 @@ def test_a_relative_clause_after_what_is_counted_is_no_part_of_it():
     assert measure_of("How many SOMI tokens will ever exist?") == Measure(
         "count", ("somi", "tokens"))
     assert not states(question, "Each run ingests at most 5000 files.")  # whose files?
+
+
+def test_a_number_right_after_what_it_would_count_names_one():
+    question = "Is there a maximum number of sessions a full node can hold?"
+    assert not states(question, "Vote yes on session 0 first; a full node runs it.")
+    assert states(question, "A full node holds sessions: 1000 at most.")
+    assert states(question, "A full node holds 1000 sessions at most.")
 
 
 def test_a_bound_asked_for_is_not_stated_by_one_as_an_article():

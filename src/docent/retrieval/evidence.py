@@ -93,7 +93,9 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # "More than one thread", "one or more workers" give no number of them.
     # "5M+ users", "10k stars": a magnitude's letter is part of the number.
     # "exit code 1", "HTTP 404", "status 200": a code, no count.
-    "count": re.compile(r"(?<![\w/.-])(?<!\bcode\s)(?<!\bstatus\s)(?<!\bHTTP\s)"
+    # An index ("tags[0]") or a call's argument ("executeProposal(0)") neither.
+    "count": re.compile(r"(?<![\w/.\[-])(?<!\bcode\s)(?<!\bstatus\s)(?<!\bHTTP\s)"
+                        r"(?<!\w\()"
                         r"\d[\d,.]*(?:[kKmMbB](?=[+\s]))?(?![\w/.%-])"
                         r"(?!\s*(?:%|per\s*cent\b))"
                         r"|(?<!\bthan\s)(?<!\bleast\s)\b(?:one(?!\s+or\s+more\b)(?!\s+of\b)|two|three|four"
@@ -292,10 +294,14 @@ def _stated_for(
     named_roots = _roots(named)
     timeout = measure.kind == "duration" and _TIMEOUT.search(clause) is not None
     bound = measure.kind == "count" and _BOUND_ASKED.search(clause) is not None
+    # "Which TRAEFIK version does the proxy guide use?": a changelog's headings give the
+    # docs' own product's versions, not another thing's the question names.
+    own_version = any(doc_freq.get(w, 0) <= n_docs * _COMMON for w in named)
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
-        version_heading = measure.kind == "version" and bool(_STATED["version"].search(heading))
+        version_heading = (measure.kind == "version" and not own_version
+                           and bool(_STATED["version"].search(heading)))
         for i, segment in enumerate(segments):
             # A sentence that sums up what comes before it ("All records are retained for
             # five years" after a list of the records) reads with more of it.
@@ -520,7 +526,11 @@ def counts_of(segment: str, named: set[str], bound: bool = False) -> bool:
     numbers = [bisect_right(starts, m.start()) - 1 for m in _STATED["count"].finditer(segment)
                if not any(a < m.start() < b for a, b in quoted)
                and not (bound and _ONE_UNBOUNDED.match(segment, m.start()))]
-    return any(abs(k - j) <= _COUNT_REACH for k in numbers for j in near_named)
+    # "Vote yes on proposal 0", "step 2": a number right after what it would count names one.
+    labels = {k for k in numbers if k - 1 in near_named
+              and not words[k - 1].group().endswith((":", "=", ","))}
+    return any(abs(k - j) <= _COUNT_REACH for k in numbers if k not in labels
+               for j in near_named)
 
 
 def _bare(kind: str, segment: str, near: str) -> bool:
