@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -87,12 +88,14 @@ class IngestReport:
 
 def doc_files(root: Path) -> Iterator[Path]:
     """Doc files (`docent.formats.SUFFIXES`) under `root`, sorted, leaving out hidden
-    folders such as .git."""
+    folders such as .git. A symbolic link to no file is one too: reading it fails, and
+    the summary says so, instead of the page vanishing unnoticed."""
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if any(part.startswith(".") for part in rel.parts[:-1]):
             continue
-        if path.suffix.lower() in SUFFIXES and path.is_file():
+        if path.suffix.lower() in SUFFIXES and (
+                path.is_file() or path.is_symlink() and not path.exists()):
             yield path
 
 
@@ -278,7 +281,10 @@ def _plan(run: _Run, file: Path, rel: str) -> FileWork | None:
         data = file.read_bytes()
     except OSError as exc:
         # Content unknown: keep whatever was ingested from it before.
-        report.skipped.append((rel, f"unreadable: {exc.strerror or exc}"))
+        why = (f"a symbolic link to {os.readlink(file)}, which does not exist"
+               if file.is_symlink() and not file.exists() else
+               f"unreadable: {exc.strerror or exc}")
+        report.skipped.append((rel, why))
         return None
     digest = hashlib.sha256(data).hexdigest()
     if run.known.get(rel) == digest and not report.rebuilt:

@@ -95,8 +95,11 @@ def test_bad_files_are_skipped_with_a_reason_and_the_rest_ingested(
         return real_read(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    (root / "moved.md").symlink_to(tmp_path / "elsewhere.md")  # a link to no file
     report = _ingest(root, data_settings, fake_embedder)
     reasons = dict(report.skipped)
+    assert reasons["moved.md"] == (f"a symbolic link to {tmp_path / 'elsewhere.md'}, which "
+                                   "does not exist")
     assert "UTF-8" in reasons["latin1.md"]
     assert reasons["empty.md"] == "empty file"
     assert "Permission denied" in reasons["locked.md"]
