@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from docent.config import ConfigError, Settings, describe, get_settings, make_data_dir
+from docent.counted import counted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -354,20 +355,16 @@ def _gaps(settings: Settings, log: Path | None, threshold: float) -> int:
         return 1
     if unread:
         shown = ", ".join(map(str, unread[:5])) + (", ..." if len(unread) > 5 else "")
-        print(f"docent gaps: skipped {_count(len(unread), 'line')} of {log} that "  # noqa: T201
+        print(f"docent gaps: skipped {counted(len(unread), 'line')} of {log} that "  # noqa: T201
               f"{'holds' if len(unread) == 1 else 'hold'} no question (line {shown})",
               file=sys.stderr)
     groups = group_gaps(questions, MiniLMEmbedder(), threshold)
-    print(f"{_count(len(questions), 'refused question')} in {_count(len(groups), 'group')}")  # noqa: T201
+    print(f"{counted(len(questions), 'refused question')} in {counted(len(groups), 'group')}")  # noqa: T201
     for g in groups:
         print(f"{g.count:5}  {g.example}")  # noqa: T201
         for other in g.questions[1:4]:
             print(f"       · {other}")  # noqa: T201
     return 0
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _config(settings: Settings) -> int:

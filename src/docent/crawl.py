@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
+from docent.counted import counted
 from docent.formats.charset import decode, header_charset
 
 USER_AGENT = "docent (docs crawler)"
@@ -62,7 +63,7 @@ class CrawlReport:
     def summary(self) -> str:
         """One paragraph for the terminal."""
         text = (
-            f"Crawled {self.sitemap}: {self.pages} pages, {self.fetched} fetched, "
+            f"Crawled {self.sitemap}: {counted(self.pages, 'page')}, {self.fetched} fetched, "
             f"{self.not_modified} not modified, {self.removed} removed, "
             f"{len(self.disallowed)} disallowed by robots.txt, {len(self.failed)} failed, "
             f"{len(self.not_found)} not found; {self.seconds:.1f} s."

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docent.config import Settings
+from docent.counted import counted
 from docent.formats import FORMATS, SUFFIXES, Format, format_of
 from docent.formats.charset import decode, meta_charset
 from docent.ingestion.pipeline import EmbeddingQueue, FileWork
@@ -65,10 +66,11 @@ class IngestReport:
     def summary(self) -> str:
         """One paragraph for the terminal."""
         text = (
-            f"Ingested {self.root}: {self.files_seen} files seen, {self.added} added, "
+            f"Ingested {self.root}: {counted(self.files_seen, 'file')} seen, {self.added} added, "
             f"{self.updated} updated, {self.removed} removed, {self.unchanged} unchanged, "
-            f"{len(self.skipped)} skipped; {self.chunks_written} chunks written"
-            + (f" ({self.chunks_reused} unchanged chunks kept)" if self.chunks_reused else "")
+            f"{len(self.skipped)} skipped; {counted(self.chunks_written, 'chunk')} written"
+            + (f" ({counted(self.chunks_reused, 'unchanged chunk')} kept)"
+               if self.chunks_reused else "")
             + f", {self.total_chunks} in the store; {self.seconds:.1f} s."
         )
         if self.rebuilt:
@@ -78,7 +80,9 @@ class IngestReport:
         if self.suspicious:
             what = "left out of the index" if self.dropped_suspicious else "indexed anyway"
             text += (
-                f"\n{len(self.suspicious)} lines look like secrets or injected instructions "
+                f"\n{counted(len(self.suspicious), 'line')} "
+                f"{'looks' if len(self.suspicious) == 1 else 'look'} like secrets or injected "
+                "instructions "
                 f"({what}; DOCENT_DROP_SUSPICIOUS_LINES):"
                 + "".join(f"\n  {file}:{f.line}: {f.kind}: {f.excerpt}"
                           for file, f in self.suspicious)

@@ -37,6 +37,12 @@ def test_first_run_adds_every_markdown_file(tmp_path, data_settings, fake_embedd
     assert "3 added" in report.summary() and "3 files seen" in report.summary()
 
 
+def test_one_file_is_counted_as_one(tmp_path, data_settings, fake_embedder):
+    root = write_docs(tmp_path / "docs", {"guide.md": "# Guide\n\nOne short page.\n"})
+    summary = _ingest(root, data_settings, fake_embedder).summary()
+    assert "1 file seen, 1 added" in summary and "1 chunk written" in summary
+
+
 def test_second_run_on_unchanged_docs_embeds_nothing(tmp_path, data_settings, fake_embedder):
     root = write_docs(tmp_path / "docs", DOCS)
     _ingest(root, data_settings, fake_embedder)
