@@ -56,7 +56,7 @@ _NOT_A_VERSION = (rf"(?!\.\d)(?!\s*(?:%|{_TIME_AFTER_NUMBER}|[kmgt]?i?b\b|x\b|ti
                   r"|percent\b|bytes?\b))")
 # "a second one", "a second replica": an ordinal, no duration ("within a second" is one).
 _ORDINAL_SECOND = (r"(?!\s+(?!(?:or|and|to|later|before|after|of|per|for|ago|apart|earlier|in|on"
-                   r"|at|while|if|when|than|the|is|was|are|so|but|each|every|or\s+two)\b)[a-z])")
+                   r"|at|while|if|when|than|the|is|was|are|so|but|each|every)\b)[a-z])")
 _STATED: dict[MeasureKind, re.Pattern[str]] = {
     # A share stated as one: "50%", "ten percent", "half of"; not the word "percentage".
     "percent": re.compile(rf"\d\s*%|(?:\d|\b{_SPELLED})\s*(?:percent|per\s+cent)\b"
