@@ -772,6 +772,17 @@ def test_a_single_one_is_how_many_not_what():
     assert states_value(question, [hit(passage)], freq, 100)
 
 
+def test_how_many_times_counts_repeats_of_what_the_question_says():
+    # "times" is the unit of a repeat count: what is repeated must be next to the number.
+    freq = {**FREQ, "retri": 3, "crawl": 2, "page": 9, "search": 6, "fail": 4, "time": 10}
+    passage = "`DOCENT_TOOL_RETRIES` sets how many times docent retries a failing search; " \
+              "the default is 3."
+    assert not states_value("How many times does docent retry a page during a crawl?",
+                            [hit(passage)], freq, 100)
+    assert states_value("How many times does docent retry a failing search?",
+                        [hit(passage)], freq, 100)
+
+
 def test_how_long_something_waits_is_no_frequency():
     # "writes a progress line every 10 seconds" says how often, not how long a wait lasts.
     passage = "A waiting ingest logs a line every 10 seconds while the first ingest runs."

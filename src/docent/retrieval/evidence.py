@@ -141,7 +141,7 @@ _NOT_SUBJECT = _CUES | _FRAME | _PEOPLE
 _UNITS = frozenset(
     stem(w)
     for w in """character characters char chars byte bytes token tokens word words line lines
-    item items entry entries request requests call calls unit units""".split()
+    item items entry entries request requests call calls unit units time times""".split()
 )
 # Clauses and sentences: "Browsers send preflights. How long may they cache one?" asks
 # for a value in its second sentence only.
