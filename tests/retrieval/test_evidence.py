@@ -664,6 +664,8 @@ def test_the_check_is_on_by_default_and_can_be_turned_off(tmp_path):
     ("version", "DOCENT_REDIS_URL=redis://127.0.0.1:6379/0 docent serve", False),
     ("version", "Answers come 2.5x faster and use 1.5 MB.", False),
     ("version", "Docent needs Python 3.11 or newer.", True),
+    ("version", "`DOCENT_REDIS_TIMEOUT_SECONDS` — `0.5`", False),  # its unit in its name
+    ("version", "FASTAPI_VERSION=0.110.1", True),
     # "A second one", "a second replica": an ordinal, no duration.
     ("duration", "A second one started meanwhile waits for the first.", False),
     ("duration", "Add a second replica behind the balancer.", False),

@@ -436,10 +436,21 @@ def _said(term: str, words: set[str]) -> bool:
             or term[-1:] == "y" and f"{term[:-1]}i" in words)
 
 
+# "`DOCENT_REDIS_TIMEOUT_SECONDS` — `0.5`", "TIMEOUT_MS=2.5": a decimal set to a name that
+# gives its unit measures in that unit; it is no version.
+_UNIT_NAMED_VALUE = re.compile(
+    r"_(?:SECONDS|SECS|MS|MINUTES|HOURS|DAYS|BYTES|KB|MB|GB|CHARS|PERCENT|RATIO)`?\s*"
+    r"(?:[—|=:]|--?)\s*`?\d+\.\d+", re.I)
+
+
+def _measured_out(kind: MeasureKind, text: str) -> str:
+    return _UNIT_NAMED_VALUE.sub(" ", text) if kind == "version" else text
+
+
 def states_kind(kind: MeasureKind, text: str, bare: bool = True) -> bool:
     """Whether `text` states a value of `kind` at all, next to anything (with `bare`, a bare
     number is a duration or a size when the text names a unit of time or of size)."""
-    if _STATED[kind].search(text):
+    if _STATED[kind].search(_measured_out(kind, text)):
         return True
     return bare and _bare(kind, text, text)
 
@@ -461,7 +472,7 @@ def _stated(measure: Measure, segment: str, named: set[str], near: str,
     limit to it ("no size limit", "unlimited")."""
     if measure.kind in _LIMITED and _NO_LIMIT.search(segment):
         return True
-    if not _STATED[measure.kind].search(segment):
+    if not _STATED[measure.kind].search(_measured_out(measure.kind, segment)):
         return _bare(measure.kind, segment, near)
     return measure.kind != "count" or not named or counts_of(segment, named, bound)
 
