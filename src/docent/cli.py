@@ -307,9 +307,9 @@ def _eval(settings: Settings, args: argparse.Namespace) -> int:
     title = f"\n{args.docs} ({cfg['collection']}, {cfg['model']}, k={args.k})"
     out.write(totals_table(report["summary"], title) + "\n")
     ing = report["ingest"]
-    out.write(f"ingestion: {ing['files_seen']} files ({ing['added']} added, {ing['updated']} "
-              f"updated, {ing['unchanged']} unchanged), {ing['chunks']} chunks, "
-              f"{ing['seconds']:.1f} s\n")
+    out.write(f"ingestion: {counted(ing['files_seen'], 'file')} ({ing['added']} added, "
+              f"{ing['updated']} updated, {ing['unchanged']} unchanged, {ing['skipped']} "
+              f"skipped), {counted(ing['chunks'], 'chunk')}, {ing['seconds']:.1f} s\n")
     for warning in report["warnings"]:
         err.write(f"warning: {warning}\n")
     if args.out:

@@ -110,6 +110,7 @@ def test_eval_command_scores_a_tiny_corpus_and_reruns_incrementally(
     assert code == 0
     printed = capsys.readouterr().out
     assert "w-4" in printed and "recall@1" in printed and "follow-up recall@5" in printed
+    assert "ingestion: 3 files (3 added, 0 updated, 0 unchanged, 0 skipped), " in printed
 
     report = json.loads(out.read_text())
     s = report["summary"]
@@ -193,3 +194,15 @@ def test_follow_up_pairs_need_two_turns_and_an_id_defaults_to_the_line(tmp_path)
     qa = tmp_path / "qa.jsonl"
     qa.write_text('\n{"question": "What is a widget?"}\n')
     assert load_questions(qa) == [{"id": "line 2", "question": "What is a widget?"}]
+
+
+def test_a_question_without_a_type_is_not_shown_as_a_follow_up():
+    from docent.evaluation.report import question_line
+
+    record = {"id": "line 1", "type": "", "gold_rank": 1, "keyword_hit": True, "refused": False,
+              "citations_valid": True, "cites_gold": True, "exit_reason": "COMPLETED",
+              "latency_ms": 12.0}
+    assert question_line("question", record).split()[:3] == ["line", "1", "-"]
+    pair = {**record, "id": "fu-1"}
+    del pair["type"]
+    assert question_line("followup", pair).split()[:2] == ["fu-1", "follow-up"]

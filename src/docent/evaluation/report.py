@@ -48,7 +48,7 @@ def question_line(kind: str, r: dict[str, Any]) -> str:
         notes.insert(0, "FALSE REFUSAL")
     rank = r.get("gold_rank")
     shown_rank = "-" if rank is None else (str(rank) if rank else "miss")
-    kind_label = r.get("type") or "follow-up"
+    kind_label = "follow-up" if kind == "followup" else r.get("type") or "-"
     gold = r.get("cites_gold") if kind == "question" else None
     return (
         f"{r['id']:<22} {kind_label:<12} {shown_rank:>4} {_mark(r['keyword_hit']):>3} "
