@@ -69,7 +69,7 @@ class CrawlReport:
             f"{len(self.not_found)} not found; {self.seconds:.1f} s."
         )
         if self.failed:
-            text += " Failed (last copy kept): " + "; ".join(
+            text += " Failed (an earlier copy, if any, is kept): " + "; ".join(
                 f"{url} ({why})" for url, why in self.failed[:20]) + "."
         if self.not_found:
             text += " Not found (HTTP 404 or 410; listed in the sitemap): " + "; ".join(

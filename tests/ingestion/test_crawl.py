@@ -98,6 +98,14 @@ def test_a_page_in_a_legacy_charset_is_read_in_it(data_settings, fake_embedder):
     assert "caf\u00e9" in cafe.read_text(encoding="utf-8")
 
 
+def test_a_page_that_is_no_page_is_failed_without_claiming_a_copy(data_settings):
+    pages = {"/docs/ok.html": page("Ok", "<p>fine</p>"), "/docs/logo.png": b"\x89PNG"}
+    with serve_site(pages, types={"/docs/logo.png": "image/png"}) as site:
+        report = crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
+    assert report.failed == [(site.base + "/docs/logo.png", "not a page (image/png)")]
+    assert "Failed (an earlier copy, if any, is kept): " in report.summary()
+
+
 def test_a_listed_page_the_site_does_not_have_is_reported(data_settings):
     with serve_site(PAGES, unlisted=["/docs/renamed.html"]) as site:
         report = crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
