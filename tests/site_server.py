@@ -34,6 +34,7 @@ class Site:
     pages: dict[str, str | bytes]  # path -> HTML (bytes: sent as they are)
     types: dict[str, str] = field(default_factory=dict)  # path -> content type, if not UTF-8 HTML
     unlisted: list[str] = field(default_factory=list)  # in the sitemap, answered 404
+    elsewhere: list[str] = field(default_factory=list)  # in the sitemap, on another site
     robots: str = "User-agent: *\nDisallow: /private/\n"
     delay: float = 0.0  # seconds each page takes to answer
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
@@ -45,6 +46,7 @@ class Site:
     def sitemap(self) -> str:
         urls = "".join(f"<url><loc>{self.base}{path}</loc></url>"
                        for path in [*self.pages, *self.unlisted])
+        urls += "".join(f"<url><loc>{url}</loc></url>" for url in self.elsewhere)
         return ('<?xml version="1.0" encoding="UTF-8"?>'
                 f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>')
 

@@ -55,6 +55,7 @@ class CrawlReport:
     not_modified: int = 0  # 304
     removed: int = 0  # gone from the site or the sitemap
     not_found: list[str] = field(default_factory=list)  # listed, but 404 or 410
+    off_site: list[str] = field(default_factory=list)  # listed, on another site: left out
     disallowed: list[str] = field(default_factory=list)  # by robots.txt
     failed: list[tuple[str, str]] = field(default_factory=list)  # (url, why): last copy kept
     urls: dict[str, str] = field(default_factory=dict)  # mirror path -> page URL
@@ -74,6 +75,9 @@ class CrawlReport:
         if self.not_found:
             text += " Not found (HTTP 404 or 410; listed in the sitemap): " + "; ".join(
                 self.not_found[:20]) + "."
+        if self.off_site:
+            text += (f" Left out: {counted(len(self.off_site), 'page')} of another site, such "
+                     f"as {self.off_site[0]}; docent crawls only the sitemap's own site.")
         return text
 
 
@@ -118,6 +122,12 @@ async def _crawl(
             raise CrawlError(f"robots.txt of {origin} does not allow fetching {sitemap_url}")
         delay = robots.crawl_delay(USER_AGENT)
         pages = await _sitemap_pages(client, sitemap_url, origin, report)
+        if not pages and report.off_site:
+            raise CrawlError(
+                f"the sitemap {sitemap_url} lists {counted(len(report.off_site), 'page')}, "
+                f"none on {origin}, such as {report.off_site[0]}: docent crawls only the "
+                "sitemap's own site, so give the address of the sitemap on the pages' site "
+                f"({_origin(report.off_site[0])}/...)")
         allowed = []
         for url in pages:
             if robots.can_fetch(USER_AGENT, url):
@@ -280,6 +290,7 @@ async def _sitemap_pages(
                 pages += await _sitemap_pages(client, loc, origin, report, depth + 1)
     else:
         pages = [loc.split("#")[0] for loc in locs if loc and _origin(loc) == origin]
+        report.off_site += [loc for loc in locs if loc and _origin(loc) != origin]
     unique = list(dict.fromkeys(pages))[:MAX_PAGES]
     if depth == 0:
         report.pages = len(unique)

@@ -106,6 +106,22 @@ def test_a_page_that_is_no_page_is_failed_without_claiming_a_copy(data_settings)
     assert "Failed (an earlier copy, if any, is kept): " in report.summary()
 
 
+def test_pages_of_another_site_are_said_to_be_left_out(data_settings):
+    other = ["https://docs.example.org/a.html", "https://docs.example.org/b.html"]
+    with serve_site(PAGES, elsewhere=other) as site:
+        report = crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
+    assert report.fetched == 3 and report.off_site == other
+    assert ("Left out: 2 pages of another site, such as https://docs.example.org/a.html; docent "
+            "crawls only the sitemap's own site.") in report.summary()
+    # Every page elsewhere (http:// given for an https:// site, say): why, and what to give.
+    with serve_site({}, elsewhere=other) as site:
+        with pytest.raises(CrawlError, match=r"lists 2 pages, none on http://127\.0\.0\.1:\d+, "
+                           r"such as https://docs\.example\.org/a\.html: .*the sitemap on the "
+                           r"pages' site \(https://docs\.example\.org/\.\.\.\)"):
+            crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
+    assert [p for p in site.paths() if not p.startswith(("/robots", "/sitemap"))] == []
+
+
 def test_a_listed_page_the_site_does_not_have_is_reported(data_settings):
     with serve_site(PAGES, unlisted=["/docs/renamed.html"]) as site:
         report = crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
