@@ -2233,3 +2233,26 @@ def test_a_bare_row_another_point_says_in_full_is_not_repeated():
     unsaid = passages.replace("; the default is `docent:`", "")
     assert "`DOCENT_REDIS_PREFIX` — " in compose_answer("How do I enable Redis?",
                                                         parse_references(unsaid))
+
+
+TEMPLATE_PAGE = """[1] Full Stack FastAPI Template (project-generation.md)
+GitHub Repository: [Full Stack FastAPI Template](https://github.com/fastapi/full-stack-fastapi-template)
+
+You can use this template to get started, as it includes a lot of the initial setup, security, database and some API endpoints already done for you.
+
+Templates are designed to be flexible and customizable, so you can adapt them to your project."""
+
+
+@pytest.mark.parametrize(("question", "leads_with_link"), [
+    # a label and one link says where a thing is, nothing of it...
+    ("Is the full stack template meant to be used as shipped or adapted to our stack?", False),
+    ("Which database does the Full Stack FastAPI Template set up?", False),
+    # ... which is what a question asking where, or for the link, wants
+    ("Where is the Full Stack FastAPI Template's repository?", True),
+    ("What's the link to the full stack template?", True),
+    # ... or a which-question its text answers by a name the question does not give
+    ("Which template gives a full stack project to start from?", True),
+])
+def test_a_label_with_one_link_leads_only_where_or_link_questions(question, leads_with_link):
+    answer = compose_answer(question, parse_references(TEMPLATE_PAGE))
+    assert lead_statement(answer).startswith("GitHub Repository:") is leads_with_link

@@ -261,6 +261,16 @@ def compose_parts(
     # the best, before one only naming the tool.
     url_asked = asks_for_url(question)
 
+    # "GitHub Repository: [Full Stack FastAPI Template](https://...)" says where a thing is,
+    # nothing of it: it leads a question asking where or for a link, or which thing when its
+    # text names one the question does not.
+    link_wanted = url_asked or _WHERE_ASKED.search(question) is not None
+
+    def bare_link(c: Candidate) -> bool:
+        m = _LINK_ONLY.fullmatch(c.unit.text.strip())
+        return m is not None and not (
+            link_wanted or intent.kind == "name" and m["name"].lower() not in question.lower())
+
     def gives_url(c: Candidate) -> bool:
         return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
                 and _WEB_ADDRESS.search(c.unit.text) is not None)
@@ -314,6 +324,7 @@ def compose_parts(
             entry_leads or not is_changelog(source_of(c.ref)),
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             not (rows_aside and _bare_row(c)),
+            not bare_link(c),
             not restates_aside(c),
             not other_network(c),
             names_noun(c),
@@ -529,6 +540,12 @@ def compose_parts(
             del parts[-3:]
     if parts:
         yield "\n" + "\n".join(parts).rstrip("\n")
+
+
+_WHERE_ASKED = re.compile(r"\bwhere\b|\b(?:repo|repository|link)s?\b", re.I)
+# A label and one link, nothing else ("GitHub Repository: [Full Stack FastAPI Template](...)");
+# not a link whose text is an address or a value ("EntryPoint v0.7: [0x0000...](...)").
+_LINK_ONLY = re.compile(r"[\w .'/-]{1,40}:\s*\[(?![^\]]*\d)(?P<name>[^\]]+)\]\([^)\s]+\)\.?")
 
 
 def _bare_row(c: Candidate) -> bool:
