@@ -36,6 +36,7 @@ class Site:
     unlisted: list[str] = field(default_factory=list)  # in the sitemap, answered 404
     elsewhere: list[str] = field(default_factory=list)  # in the sitemap, on another site
     robots: str = "User-agent: *\nDisallow: /private/\n"
+    robots_status: int = 200
     delay: float = 0.0  # seconds each page takes to answer
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
     in_flight: int = 0
@@ -74,7 +75,7 @@ def serve_site(pages: dict[str, str | bytes], **kw: object) -> Iterator[Site]:
 
         def _answer(self) -> None:
             if self.path == "/robots.txt":
-                return self._send(200, site.robots, "text/plain")
+                return self._send(site.robots_status, site.robots, "text/plain")
             if self.path == "/sitemap.xml":
                 index = ('<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/'
                          f'schemas/sitemap/0.9"><sitemap><loc>{site.base}/sitemap-docs.xml</loc>'

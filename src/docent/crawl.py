@@ -243,13 +243,17 @@ async def _get(
 
 
 async def _robots(client: Any, origin: str) -> RobotFileParser:
-    """The site's robots.txt rules: none is "allow all", a 401/403 "disallow all"."""
+    """The site's robots.txt rules: none is "allow all", a 401/403 "disallow all"; a server
+    error stops the crawl (CrawlError)."""
     robots = RobotFileParser(origin + "/robots.txt")
     try:
         response, body = await _get(client, origin + "/robots.txt", origin, {}, 512 * 1024)
     except _Skip:
         robots.parse([])
         return robots
+    if response.status_code >= 500:  # RFC 9309: unreachable rules mean "disallow all"
+        raise CrawlError(f"robots.txt of {origin} answered HTTP {response.status_code}: docent "
+                         "does not crawl a site whose rules it cannot read; try again later")
     if response.status_code in (401, 403):
         robots.parse(["User-agent: *", "Disallow: /"])
     elif response.status_code == 200:

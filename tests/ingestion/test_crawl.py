@@ -167,6 +167,15 @@ def test_urls_that_would_leave_the_mirror_are_not_written(data_settings):
     assert report.fetched >= 1
 
 
+def test_a_robots_txt_the_server_fails_to_give_stops_the_crawl(data_settings):
+    # RFC 9309: rules that cannot be read mean "disallow all", not "allow all".
+    with serve_site(PAGES, robots_status=503) as site:
+        with pytest.raises(CrawlError, match=r"robots\.txt of http://127\.0\.0\.1:\d+ answered "
+                                             r"HTTP 503: .*try again later"):
+            crawl(site.base + "/sitemap.xml", mirror_dir(data_settings.data_dir, site.base))
+    assert site.paths() == ["/robots.txt"]
+
+
 def test_a_missing_sitemap_is_a_clear_error(data_settings):
     with serve_site(PAGES) as site:
         with pytest.raises(CrawlError, match="HTTP 404"):
