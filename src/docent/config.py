@@ -23,6 +23,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from docent.textfile import not_utf8
+
 ENV_PREFIX = "DOCENT_"
 PROVIDERS = ("extractive", "gemini", "openai")
 
@@ -382,8 +384,8 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**overrides)
     except UnicodeDecodeError as exc:  # only files are decoded: the .env file
         env_file = Settings.model_config.get("env_file")
-        raise ConfigError(f"{Path(str(env_file)).resolve()} is not UTF-8 text (invalid byte at "
-                          f"offset {exc.start}): save it as UTF-8") from None
+        raise ConfigError(f"{Path(str(env_file)).resolve()} is {not_utf8(exc)}: save it as "
+                          "UTF-8") from None
     except ValidationError as exc:
         problems = []
         for err in exc.errors():

@@ -34,6 +34,7 @@ from docent.retrieval.embeddings import Embedder, MiniLMEmbedder
 from docent.retrieval.store import DocStore, drop_collection, new_fingerprint, open_store
 from docent.retrieval.suspicious import Finding, find_suspicious, without_lines
 from docent.retrieval.types import Chunk
+from docent.textfile import not_utf8
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ def _decode(data: bytes, fmt: Format) -> tuple[str | None, str]:
     try:
         text = decode(data, declared)
     except UnicodeDecodeError as exc:
-        why = f"not UTF-8 text (invalid byte at offset {exc.start})"
+        why = not_utf8(exc)
         if fmt.name == "html":
             why += " and no <meta charset> names its charset"
         return None, why
@@ -168,8 +169,8 @@ def _no_doc_files(root: Path) -> str:
     others = sorted(rel.as_posix() for rel in found_files
                     if not any(part.startswith(".") for part in rel.parts))
     kinds = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
-    found = (f"; it holds {len(others)} other file{'s' if len(others) != 1 else ''}, such as "
-             f"{others[0]}" if others else "")
+    found = (f"; it holds {counted(len(others), 'other file')}, such as {others[0]}"
+             if others else "")
     return f"no doc files in {root}: docent ingests {kinds} files{found}"
 
 

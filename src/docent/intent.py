@@ -535,7 +535,7 @@ def _named(text: str, kind: MeasureKind) -> tuple[tuple[str, ...], int | None]:
         # "the number of files DOCENT CAN ingest": after a plural, a word before a modal
         # opens a relative clause ("SOMI tokens will ever exist": the plural is the noun).
         if (counted is None and phrase and _PLURAL.fullmatch(phrase[-1])
-                and words[i + 1 : i + 2] in _MODAL_AFTER):
+                and i + 1 < len(words) and words[i + 1] in _MODALS):
             counted = len(phrase)
         if w not in _MODIFIERS:  # "how many FREE compute units": compute units
             phrase.append(w)
@@ -544,7 +544,7 @@ def _named(text: str, kind: MeasureKind) -> tuple[tuple[str, ...], int | None]:
     return tuple(phrase), counted
 
 
-_MODAL_AFTER = [[w] for w in "can could will would should may might must does do".split()]
+_MODALS = frozenset("can could will would should may might must does do".split())
 _PLURAL = re.compile(r"\w+[^aisu\W]s")  # "files", "tokens"; not "gas", "status", "bus"
 
 

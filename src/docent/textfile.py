@@ -1,4 +1,5 @@
-"""Text files a person hands docent: a question set to evaluate, the gap log."""
+"""Text files a person hands docent: a question set to evaluate, the gap log; and how a
+file that is not UTF-8 is named (doc files, `.env`)."""
 
 from __future__ import annotations
 
@@ -15,4 +16,9 @@ def read_lines(path: Path) -> list[str]:
     try:
         return data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} is not UTF-8 text (invalid byte at offset {exc.start})") from None
+        raise ValueError(f"{path} is {not_utf8(exc)}") from None
+
+
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """How docent says a file is not UTF-8: "not UTF-8 text (invalid byte at offset 5)"."""
+    return f"not UTF-8 text (invalid byte at offset {exc.start})"

@@ -268,15 +268,22 @@ def missing_gold(docs: Path, items: Sequence[Record]) -> list[str]:
     return sorted(g for g in gold if not (docs / g).is_file())
 
 
+def read_sets(config: EvalConfig) -> tuple[list[Record], list[Record]]:
+    """The questions and follow-up pairs of `config`, each line checked (ValueError)."""
+    return (load_questions(config.qa),
+            load_pairs(config.followups) if config.followups else [])
+
+
 async def evaluate(
     runtime: Runtime,
     config: EvalConfig,
     *,
     on_record: Callable[[str, Record], None] | None = None,
+    sets: tuple[list[Record], list[Record]] | None = None,
 ) -> Record:
-    """Ask every question (and follow-up pair) and return the report, summary first."""
-    questions = load_questions(config.qa)
-    pairs = load_pairs(config.followups) if config.followups else []
+    """Ask every question (and follow-up pair) and return the report, summary first;
+    `sets` are `read_sets(config)` when the caller has read them already."""
+    questions, pairs = sets if sets is not None else read_sets(config)
     started = datetime.now(UTC).isoformat()
     scored: list[Record] = []
     for q in questions:
@@ -331,14 +338,12 @@ def run_eval(
     from docent.runtime import build_runtime
 
     settings = eval_settings(settings, config.collection or collection_name(config.docs))
-    load_questions(config.qa)  # a bad line fails before the ingestion
-    if config.followups is not None:
-        load_pairs(config.followups)
+    sets = read_sets(config)  # a bad line fails before the ingestion
     ingested = ingest_path(config.docs, settings, progress=progress)
     runtime = build_runtime(settings)
     # Load the embedder and build the keyword index now, not inside the first question's time.
     runtime.retriever.search("warm-up", 1)
-    report = asyncio.run(evaluate(runtime, config, on_record=on_record))
+    report = asyncio.run(evaluate(runtime, config, on_record=on_record, sets=sets))
     report["ingest"] = {
         "files_seen": ingested.files_seen,
         "added": ingested.added,
