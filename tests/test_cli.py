@@ -166,6 +166,11 @@ def test_ask_reads_a_dash_from_stdin_and_refuses_what_chat_would(tmp_path):
     assert long.returncode == 2 and long.stdout == ""
     assert long.stderr == ("docent ask: the question is 10005 characters long; the longest is "
                            "10000 (DOCENT_MAX_MESSAGE_CHARS)\n")
+    for empty in ("", " \u200b\n"):  # /chat: HTTP 400 EMPTY_QUERY
+        blank = run_docent(env, "ask", "-", stdin=empty, check=False)
+        assert blank.returncode == 2 and blank.stdout == ""
+        assert blank.stderr == ("docent ask: the question is empty; give it as an argument, or "
+                                "`-` to read it from standard input\n")
 
 
 @pytest.mark.parametrize("command", [["ask", "How do I change the port?"], ["ingest", "docs"],

@@ -122,11 +122,16 @@ def _ingest(settings: Settings, path: str | None, reset: bool, progress: bool) -
 
 
 async def _ask(settings: Settings, question: str) -> int:
+    from docent.blank import is_blank
     from docent.chat import ChatTurn, stream_chat
     from docent.runtime import build_runtime
 
     if question == "-":  # `docent ask - < question.txt`: quotes and backticks need no escaping
         question = sys.stdin.read()
+    if is_blank(question):  # as /chat refuses it (HTTP 400 EMPTY_QUERY)
+        print("docent ask: the question is empty; give it as an argument, or `-` to read it "  # noqa: T201
+              "from standard input", file=sys.stderr)
+        return 2
     if len(question) > settings.max_message_chars:  # as /chat refuses it (QUERY_TOO_LONG)
         print(f"docent ask: the question is {len(question)} characters long; the longest "  # noqa: T201
               f"is {settings.max_message_chars} (DOCENT_MAX_MESSAGE_CHARS)", file=sys.stderr)
