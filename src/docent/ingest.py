@@ -234,7 +234,7 @@ def _ingest(
     completed = False
     try:
         if progress and not sys.stderr.isatty():
-            sys.stderr.write(f"ingest: reading {len(files)} files\n")
+            sys.stderr.write(f"ingest: reading {counted(len(files), 'file')}\n")
         present: set[str] = set()
         work: list[FileWork] = []
         for file in files:

@@ -49,6 +49,12 @@ def test_ingestion_writes_progress_lines_when_stderr_is_not_a_terminal(
     assert "ingest: reading 3 files" in err
     assert "ingest: 3 chunks to embed" in err
     assert "ingest: 3/3 chunks embedded (100%)" in err and "chunks/s" in err
+    (root / "p1.md").unlink()
+    (root / "p2.md").unlink()
+    (root / "p0.md").write_text("# P0\n\nText changed.\n")
+    ingest_path(root, data_settings, embedder=fake_embedder, progress=True)
+    err = capsys.readouterr().err
+    assert "ingest: reading 1 file\n" in err and "ingest: 1 chunk to embed\n" in err
 
 
 def test_quiet_ingestion_prints_nothing(tmp_path, data_settings, fake_embedder, capsys):

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from docent.counted import counted
+
 
 def duration(seconds: float) -> str:
     """`seconds` as "1 h 02 min", "3 min 05 s" or "42 s"."""
@@ -45,7 +47,7 @@ class ChunkProgress:
 
             self._bar = tqdm(total=total, desc="embedding", unit="chunk", file=self._stream)
         else:
-            self._stream.write(f"ingest: {total} chunks to embed\n")
+            self._stream.write(f"ingest: {counted(total, 'chunk')} to embed\n")
             self._stream.flush()
 
     def update(self, n: int) -> None:
