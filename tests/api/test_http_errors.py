@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -100,6 +102,20 @@ def test_a_lone_surrogate_in_any_text_is_invalid_query(client, path, raw):
 def test_a_body_that_cannot_be_parsed_is_invalid_query(client, path, raw):
     body = assert_envelope(post_raw(client, path, raw), 400, "INVALID_QUERY")
     assert "not valid JSON" in body["error"]
+
+
+@pytest.mark.parametrize("path", ["/chat", "/chat/stream"])
+@pytest.mark.parametrize(("encoding", "raw"), [
+    ("gzip", gzip.compress(b'{"message": "limit?"}')),
+    ("deflate", zlib.compress(b'{"message": "limit?"}')),
+    ("br", b"(bytes that happen to be UTF-8)"),
+], ids=["gzip", "deflate", "utf-8 but not JSON"])
+def test_a_compressed_body_is_refused_saying_so(client, path, encoding, raw):
+    response = client.post(path, content=raw, headers={"Content-Type": "application/json",
+                                                        "Content-Encoding": encoding})
+    body = assert_envelope(response, 400, "INVALID_QUERY")
+    assert body["error"] == (f"The request body is compressed (Content-Encoding: {encoding}): "
+                             "send it uncompressed.")
 
 
 def test_other_http_errors_keep_their_codes(client):

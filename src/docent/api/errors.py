@@ -72,7 +72,9 @@ def install_error_handlers(app: FastAPI) -> None:
         )
         on_session = any("session_id" in map(str, e.get("loc", ())) for e in errors)
         code = "INVALID_SESSION" if on_session else "INVALID_QUERY"
-        return error_response(request, 400, code, _describe(errors))
+        unparsed = any(e.get("type") == "json_invalid" for e in errors)
+        message = (unparsed and _compressed(request)) or _describe(errors)
+        return error_response(request, 400, code, message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -99,8 +101,18 @@ def _unreadable_body(request: Request, exc: StarletteHTTPException) -> JSONRespo
     )
     return error_response(
         request, 400, "INVALID_QUERY",
-        "The request body is not valid JSON (UTF-8, not nested too deeply).",
+        _compressed(request)
+        or "The request body is not valid JSON (UTF-8, not nested too deeply).",
     )
+
+
+def _compressed(request: Request) -> str | None:
+    """Why a compressed body cannot be read: docent reads request bodies as sent."""
+    encoding = request.headers.get("content-encoding", "").strip()
+    if encoding.lower() in ("", "identity"):
+        return None
+    return (f"The request body is compressed (Content-Encoding: {encoding[:32]}): "
+            "send it uncompressed.")
 
 
 def _describe(errors: Any) -> str:
