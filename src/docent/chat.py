@@ -24,7 +24,7 @@ from docent.agent.tools import SEARCH_TOOL, public_source
 from docent.exit_reasons import CANNED, REFUSAL, RETRYABLE, ExitReason
 from docent.failures import log_failure
 from docent.gaps import record_gap
-from docent.greeting import WELCOME, is_greeting
+from docent.greeting import courtesy_reply
 from docent.metrics import count_run
 from docent.prompts import SELECTION_HEADER
 from docent.render import render_markdown
@@ -106,16 +106,22 @@ def to_response(
     }
 
 
-def greeting_state() -> dict[str, Any]:
+def greeting_state(reply: str) -> dict[str, Any]:
     """The final state of a run answered by the greeting fast path."""
-    return {"exit_reason": ExitReason.COMPLETED, "response": WELCOME, "model_used": "greeting"}
+    return {"exit_reason": ExitReason.COMPLETED, "response": reply, "model_used": "greeting"}
+
+
+def _courtesy(turn: ChatTurn) -> str | None:
+    """The fast path's reply to a bare hello or thanks (none beside selected text)."""
+    return None if turn.selected_text else courtesy_reply(turn.message)
 
 
 async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
     """Run the agent to the end and return the response object."""
     started = time.perf_counter()
-    if is_greeting(turn.message) and not turn.selected_text:
-        return _noted(runtime, turn, to_response(greeting_state(), turn, started, runtime.model_id))
+    if reply := _courtesy(turn):
+        return _noted(runtime, turn, to_response(greeting_state(reply), turn, started,
+                                                  runtime.model_id))
     try:
         async with runtime.runs.turn() if runtime.runs else nullcontext():
             state = await runtime.graph.ainvoke(turn.inputs(), turn.config())
@@ -128,8 +134,8 @@ async def run_chat(runtime: Runtime, turn: ChatTurn) -> dict[str, Any]:
 async def stream_chat(runtime: Runtime, turn: ChatTurn) -> AsyncIterator[tuple[str, dict]]:
     """(event name, JSON-able data) pairs; the terminal `on_chain_end` always comes last."""
     started = time.perf_counter()
-    if is_greeting(turn.message) and not turn.selected_text:
-        greeted = to_response(greeting_state(), turn, started, runtime.model_id)
+    if reply := _courtesy(turn):
+        greeted = to_response(greeting_state(reply), turn, started, runtime.model_id)
         yield "on_chain_end", _noted(runtime, turn, greeted)
         return
     final: dict[str, Any] | None = None

@@ -1,4 +1,5 @@
-"""The greeting fast path: a bare hello gets a welcome without retrieval or a model call."""
+"""The greeting fast path: a bare hello gets a welcome, a bare thanks a "you're welcome",
+without retrieval or a model call."""
 
 from __future__ import annotations
 
@@ -29,6 +30,28 @@ _GREETINGS = frozenset(
         "salam alaikum",
     }
 )
+# What a user says once an answer helped: a search for "thanks" would end in the refusal.
+_THANKS = frozenset(
+    {
+        "thanks",
+        "thank you",
+        "thanks a lot",
+        "thanks so much",
+        "thank you so much",
+        "thank you very much",
+        "many thanks",
+        "thx",
+        "ty",
+        "cheers",
+        "great thanks",
+        "perfect thanks",
+        "awesome thanks",
+        "ok thanks",
+        "okay thanks",
+        "ok thank you",
+        "got it thanks",
+    }
+)
 _NOT_LETTERS = re.compile(r"[^a-z ]+")
 
 WELCOME = (
@@ -37,6 +60,7 @@ WELCOME = (
     "to the pages I quote. If the docs don't cover something, I'll say so."
 )
 
+YOU_ARE_WELCOME = "You're welcome! Ask me anything else about the documentation."
 
 # Who a greeting may be addressed to: "hello docent", "hi all".
 _ADDRESSEES = frozenset({"docent", "bot", "assistant", "there", "all", "everyone", "team"})
@@ -47,8 +71,21 @@ def is_greeting(message: str) -> bool:
     """True for a bare greeting, whatever its case, punctuation and spacing, and for close
     variants: stretched or doubled letters ("hiii", "helo"), a repeat ("hi hi") or an
     addressee ("hello docent")."""
+    return _plain(message) in _CANONICAL
+
+
+def courtesy_reply(message: str) -> str | None:
+    """The fixed reply to a bare greeting or a bare thanks (read as `is_greeting` reads a
+    greeting: "Thanks!!", "thank you docent"); None for anything else."""
+    plain = _plain(message)
+    if plain in _CANONICAL:
+        return WELCOME
+    return YOU_ARE_WELCOME if plain in _CANONICAL_THANKS else None
+
+
+def _plain(message: str) -> str | None:
     words = _NOT_LETTERS.sub(" ", message.lower().replace("-", " ")).split()
-    return 0 < len(words) <= 4 and _canonical(words) in _CANONICAL
+    return _canonical(words) if 0 < len(words) <= 5 else None
 
 
 def _canonical(words: list[str]) -> str:
@@ -60,3 +97,4 @@ def _canonical(words: list[str]) -> str:
 
 
 _CANONICAL = frozenset(_canonical(g.split()) for g in _GREETINGS)
+_CANONICAL_THANKS = frozenset(_canonical(t.split()) for t in _THANKS)

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.agent.sanitize import strip_internal_metadata
-from docent.greeting import WELCOME, is_greeting
+from docent.greeting import WELCOME, YOU_ARE_WELCOME, courtesy_reply, is_greeting
 from docent.logs import JsonFormatter
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
 from tests.http import client_for, parse_sse
@@ -68,9 +68,37 @@ def test_greetings_take_the_fast_path(settings, text):
     assert [f["event"] for f in frames if "event" in f] == ["on_chain_end"]
 
 
+@pytest.mark.parametrize("text", ["thanks!", "Thank you", "thx", "Thanks a lot, docent!",
+                                  "ok, thanks", "Thank you very much!!", "cheers"])
+def test_a_bare_thanks_takes_the_fast_path(settings, text):
+    client, model, retriever = build(settings, [])
+    with client:
+        body = client.post("/chat", json={"message": text}).json()
+        frames = parse_sse(client.post("/chat/stream", json={"message": text}).content)
+    assert body["response"] == YOU_ARE_WELCOME and body["exit_reason"] == "COMPLETED"
+    assert body["sources"] == [] and body["metadata"]["model"] == "greeting"
+    assert model.calls == [] and retriever.queries == []
+    assert [f["event"] for f in frames if "event" in f] == ["on_chain_end"]
+    assert json.loads(frames[-1]["data"])["response"] == YOU_ARE_WELCOME
+
+
 @pytest.mark.parametrize("text", ["hi docent how do I ingest", "hello limits", "docent"])
 def test_near_greetings_that_ask_something_are_not_greetings(text):
     assert not is_greeting(text)
+
+
+@pytest.mark.parametrize("text", ["thanks! what is the tool-call limit?",
+                                  "Thank you. And the tool-call limit?"])
+def test_a_thanks_that_asks_something_is_answered_normally(settings, text):
+    client, model, _ = build(settings, [call("tool-call limit"), AIMessage("A [1].")])
+    with client:
+        body = client.post("/chat", json={"message": text}).json()
+    assert body["response"] == "A [1]." and len(model.calls) == 2
+
+
+@pytest.mark.parametrize("text", ["no thanks", "thank you letters", "thanks for nothing at all"])
+def test_near_thanks_get_no_courtesy_reply(text):
+    assert courtesy_reply(text) is None
 
 
 def test_a_question_that_starts_with_hello_is_not_a_greeting(settings):
