@@ -190,6 +190,16 @@ def test_a_follow_up_after_a_thanks_still_points_back_to_the_answer(client):
     assert "DOCENT_MAX_TOOL_CALLS" in after["response"], after["response"]
 
 
+@pytest.mark.parametrize(("question", "lead"), [
+    ("How many sesions can one worker keep?", "DOCENT_SESSION_MAX_COUNT"),
+    ("Where are the ingestion progress lines writen?", "progress line"),
+])
+def test_a_question_typed_with_a_slip_is_answered_as_if_typed_right(client, question, lead):
+    body = client.post("/chat", json={"message": question}).json()
+    assert body["exit_reason"] == "COMPLETED", body["response"]
+    assert lead in body["response"].split("\n\n")[1], body["response"]
+
+
 def test_a_name_typed_as_code_is_known_when_the_docs_spell_it_as_words(client):
     # The docs say "no cookies and no local storage"; they never write "localStorage".
     body = client.post("/chat", json={

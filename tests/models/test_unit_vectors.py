@@ -310,3 +310,16 @@ def test_the_retriever_reads_a_chunks_vector_as_stored(tmp_path, data_settings):
         for found in (cold, warm):
             assert set(found) == set(ids)
             assert all(np.allclose(found[i], stored[i], atol=1e-6) for i in ids)
+
+
+class _FailingIndex:
+    def respelled(self, text: str) -> str:
+        raise RuntimeError("the store went away")
+
+
+def test_the_question_is_read_as_typed_without_an_index_or_when_it_fails():
+    from tests.retrieval.conftest import FakeEmbedder
+
+    assert AnswerVectors(FakeEmbedder()).respelled("the paarmeter") == "the paarmeter"
+    failing = AnswerVectors(FakeEmbedder(), _FailingIndex())  # type: ignore[arg-type]
+    assert failing.respelled("the paarmeter") == "the paarmeter"

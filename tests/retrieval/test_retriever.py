@@ -41,6 +41,17 @@ def test_keywords_find_an_exact_identifier_that_vectors_miss(tmp_path, data_sett
     assert "flags.md" in [h.chunk.source_file for h in hybrid.search(query, 3)]
 
 
+def test_a_slip_in_the_question_is_searched_as_the_docs_word(tmp_path, data_settings):
+    embedder = RandomEmbedder()  # no meaning: only the keyword search can find the page
+    files = {f"{topic}.md": f"# {topic.title()}\n\nNotes about {topic}.\n" for topic in TOPICS}
+    files["kiln.md"] = "# Kiln\n\nThe kiln's thermostat reads the temperature.\n"
+    ingest_path(write_docs(tmp_path / "docs", files), data_settings, embedder=embedder,
+                progress=False)
+    retriever = _retriever(data_settings, embedder, keyword_weight=1.0, vector_weight=0.0)
+    assert [h.chunk.source_file for h in retriever.search("thremostat", 1)] == ["kiln.md"]
+    assert retriever.respelled("Where is the thremostat?") == "Where is the thermostat?"
+
+
 def test_every_score_is_the_clipped_cosine_similarity(tmp_path, data_settings):
     embedder = RandomEmbedder()
     ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)

@@ -142,6 +142,8 @@ class ExtractiveChatModel(BaseChatModel):
         if not refs:
             return AIMessage(REFUSAL)
         framed = f"{question} {selection}" if selection else question
+        if self.vectors is not None:  # the answer reads the question as the search did
+            framed = self.vectors.respelled(framed)
         return compose_parts(framed, refs, self.vectors, scene)
 
     def _generate(

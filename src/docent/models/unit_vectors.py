@@ -148,6 +148,11 @@ class UnitIndex(Protocol):
         """The chunks' own stored vectors by id, for the chunks that have them."""
         ...
 
+    def respelled(self, text: str) -> str:
+        """`text` with its typing slips read as the docs' words, as the search reads them
+        (see docent.retrieval.spelling)."""
+        ...
+
 
 class AnswerVectors:
     """Vectors for composing an answer: the question's, and each passage's units'.
@@ -167,6 +172,16 @@ class AnswerVectors:
         if self.index is not None:
             return self.index.focus_vector(text)
         return question_vectors(self.embedder, text)[1]
+
+    def respelled(self, text: str) -> str:
+        """The question as the search read it: its typing slips mended (see
+        docent.retrieval.spelling); as typed without an index, or when the index fails."""
+        if self.index is None:
+            return text
+        try:
+            return self.index.respelled(text)
+        except Exception:  # noqa: BLE001 - the store failing here is the search's to report
+            return text
 
     def units(self, passages: Sequence[tuple[str | None, str, str]]) -> list[UnitVectors]:
         """Unit vectors of each (chunk id or None, heading, body) passage, in order."""

@@ -219,6 +219,22 @@ class KeywordIndex:
             r = root(term)
             self.root_freq[r] = max(self.root_freq.get(r, 0), freq)
 
+    def uses(self, word: str) -> bool:
+        """Whether the docs use a lower-cased word as written or in another form of it."""
+        if word in self.raw_words:
+            return True
+        terms = tokenize(word)
+        return bool(terms) and all(
+            self.doc_freq.get(t, 0) > 0 or self.root_freq.get(root(t), 0) > 0 for t in terms)
+
+    def chunks_writing(self, word: str) -> int:
+        """In how many chunks the docs write a lower-cased word (a stopword: all of them);
+        0 for one they never write, or write only in a changelog."""
+        if word not in self.raw_words or word in self.changelog_only.words:
+            return 0
+        terms = tokenize(word)
+        return self.doc_freq.get(terms[0], 0) if terms else len(self.chunks)
+
     @property
     def bm25(self) -> Any:
         """The bm25s model (unfitted when there are no chunks)."""

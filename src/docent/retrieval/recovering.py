@@ -80,6 +80,9 @@ class RecoveringRetriever:
     def focus_vector(self, text: str) -> np.ndarray:
         return self._call(lambda r: r.focus_vector(text))
 
+    def respelled(self, text: str) -> str:
+        return self._call(lambda r: r.respelled(text))
+
     def unit_vectors(self, chunk_ids: Sequence[str]) -> dict[str, UnitVectors]:
         return self._call(lambda r: r.unit_vectors(chunk_ids))
 

@@ -23,6 +23,7 @@ from docent.retrieval.evidence import states_value
 from docent.retrieval.exact import VectorTable
 from docent.retrieval.focus import QuestionVectors, questions_vectors
 from docent.retrieval.fusion import boost_by_file, diversify, reciprocal_rank_fusion
+from docent.retrieval.spelling import respelled
 from docent.retrieval.store import DocStore, UnitVectors, open_store
 from docent.retrieval.sufficiency import (
     GENERIC,
@@ -206,6 +207,8 @@ class HybridRetriever:
             return cached
         # The one wait for a newer index; the refusal checks below read the same index.
         index, current = self._keyword_index(fingerprint, wait=True)
+        query = respelled(query, index.uses, index.chunks_writing)  # "paarmeter": parameter
+        # (the cache key above is the query as typed: the same slips read the same way)
         unknown = self._unknown(query, fingerprint)
         # The question and the texts the refusal checks compare it with, in one model run.
         vector = self._question_vectors(query, self._without_unknown(query, unknown))[0]
@@ -249,6 +252,11 @@ class HybridRetriever:
         """`text`'s vector leaning to the sentence that asks (see docent.retrieval.focus),
         from the same model run as `query_vector`'s."""
         return self._question_vectors(text)[1]
+
+    def respelled(self, text: str) -> str:
+        """`text` with its typing slips read as the docs' words, as `search` reads them."""
+        index = self.keyword_index()
+        return respelled(text, index.uses, index.chunks_writing)
 
     def _question_vectors(self, text: str, also: Sequence[str] = ()) -> QuestionVectors:
         """`text`'s vectors, from the recent ones or embedded now, with those of the texts

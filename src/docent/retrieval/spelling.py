@@ -1,0 +1,92 @@
+"""Typing slips in a question, read as the word the docs use.
+
+"How can I limit a query paarmeter's length?" searched "paarmeter", a word no passage has:
+the search lost the question's subject and the refusal checks found a word the docs never
+use carrying the question, so they refused it. One letter swapped in one word of each
+answerable development question refused 30 of 564 of them (2 before).
+
+A word is read as a slip when it is neither a word of the docs (in any form they use) nor
+an English word (one of the 120,000 of five letters or more in pyspellchecker's English
+word list: "whine", "lumps", "expiry" are no slips), and one edit (a letter left out,
+added, changed, or two neighbours swapped) makes it a word of the docs. Of several such
+words, the one in the most chunks wins (two forms of one word are one); a tie changes
+nothing. The list is American: "behaviour" is read as the docs' "behavior". Left as
+written: words under five letters ("libs", "htmx", "algo": shorthand and names more often
+than slips), contractions ("shouldn't", "arent"), words in code (backticks, identifiers
+with `_`, `.` or `/`) and names (capitalised inside a sentence: "Acme", "SQLModel"), which
+the refusal checks read as names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+
+from docent.retrieval.bm25 import tokenize
+
+_WORD = re.compile(r"(?<![\w`'/.@$-])([A-Za-z][a-z]{4,})(?![\w`/(@-]|\.\w|'[a-z])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)[\W_]*$")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def respelled(text: str, known: Callable[[str], bool], chunks_with: Callable[[str], int]) -> str:
+    """`text` with each slip replaced by the docs' word. `known(word)` says whether the docs
+    use a (lower-cased) word in some form; `chunks_with(word)` in how many chunks they write
+    it (0: nowhere, or only in a changelog)."""
+
+    def mend(m: re.Match[str]) -> str:
+        word = m.group(1)
+        lowered = word.lower()
+        if word != lowered and not _SENTENCE_START.search(text, 0, m.start()):
+            return word  # a name
+        if known(lowered) or is_english(lowered) or _contraction(lowered):
+            return word
+        counts = {c: chunks_with(c) for c in set(_one_edit(lowered)) if len(c) >= 5}
+        most = max(counts.values(), default=0)
+        # Two forms of one word ("deploys", "deployed") are one reading: the search reads both
+        # as the same term.
+        best = sorted({tuple(tokenize(c)): c for c, n in sorted(counts.items())
+                       if n == most}.values())
+        if most == 0 or len(best) > 1:
+            return word
+        return best[0].capitalize() if word[0].isupper() else best[0]
+
+    return _WORD.sub(mend, text)
+
+
+def _contraction(word: str) -> bool:
+    """A contraction typed without its apostrophe: "arent", "shouldnt"."""
+    return word.endswith("nt") and not tokenize(word[:-1])  # "aren", "shouldn": stopwords
+
+
+def _one_edit(word: str) -> Iterator[str]:
+    """Every string one deletion, transposition, substitution or insertion from `word`."""
+    for i in range(len(word) + 1):
+        head, tail = word[:i], word[i:]
+        if tail:
+            yield head + tail[1:]
+            if len(tail) > 1:
+                yield head + tail[1] + tail[0] + tail[2:]
+            for c in _LETTERS:
+                if c != tail[0]:
+                    yield head + c + tail[1:]
+        for c in _LETTERS:
+            yield head + c + tail
+
+
+def is_english(word: str) -> bool:
+    """Whether a lower-case word of five letters or more is in the English word list."""
+    return f"\n{word}\n".encode() in _english()
+
+
+@lru_cache(maxsize=1)
+def _english() -> bytes:
+    """pyspellchecker's English words of five letters or more, one a line (1.2 MB, read
+    once: kept as one string, a set of them took 11 MB; a lookup scans it in 1 ms, and
+    only words the docs never use are looked up)."""
+    from importlib.resources import files
+
+    raw = gzip.decompress((files("spellchecker") / "resources" / "en.json.gz").read_bytes())
+    return b"\n" + b"\n".join(re.findall(rb'"([a-z]{5,})":', raw)) + b"\n"
