@@ -434,12 +434,12 @@ _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten hundred thousand million billion".split()
 )
 _MEASURED = re.compile(r"\bhow\s+much\s+" + _WORDS)
-# "Which Python version", "the version of Chroma": what the version is of.
+# "Which Python version", "the version of (the) Chroma": what the version is of.
 # ("which OpenAPI SPEC version": OpenAPI's, a kind of thing between)
 _VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)"
                         r"(?:\s+(?:spec|specification|standard|schema|package|library|sdk))?"
                         r"\s+versions?\b"
-                        r"|\bversions?\s+of\s+([a-z][\w.-]*)")
+                        r"|\bversions?\s+of\s+(?:the\s+|an?\s+)?([a-z][\w.-]*)")
 # "the largest MARKDOWN FILE size", "the size of AN UPLOAD": what a size is of.
 _SIZE_AFTER = re.compile(r"((?:[a-z][\w'-]*\s+){1,2})(?:size|length)s?\b")
 _SIZE_OF = re.compile(r"\b(?:size|length)s?\s+of\s+(?:an?\s+|the\s+)?" + _WORDS)

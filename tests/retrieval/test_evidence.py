@@ -282,6 +282,21 @@ def test_a_changelog_gives_its_version_in_the_heading():
     assert not states(question, entry, section="Release Notes > Fixes")
 
 
+def test_a_version_another_name_gives_as_its_own_is_not_the_asked_things():
+    # "Solidity Version: <0.8" is Solidity's, not the Safe contracts' the question asks for
+    question = "Which version of the Safe contracts does Palmera use for its safes?"
+    row = "SafeMath Library — Solidity Version: <0.8 — Effectiveness: High"
+    assert not states(question, row, "Palmera's safes are multisig wallets.")
+    assert not states(question, "Manual Checks — Solidity Version: Any — safe code")
+    assert states(question, "Palmera uses the Safe contracts version 1.3.0 for its safes.")
+    # the asked thing's own labelled version stays
+    assert states("Which Markdown version does docent ingest?", "Docent — Markdown Version: 1.0")
+    assert states("Which Markdown version does docent ingest?",  # "Minimum" names nothing
+                  "Docent ingests Markdown. Minimum Version: 1.0")
+    assert not states("Which Markdown version does docent ingest?",
+                      "Docent — Node Version: 18.1 — Markdown: any")
+
+
 def test_and_between_nouns_keeps_them_in_the_clause():
     # "AML/KYC AND transaction records": one subject, not a second question.
     assert states("For how many years are validator and session records kept?",
@@ -519,6 +534,7 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What's the max batch of records one call can write?", Measure("count", ("records",))),
     ("Which Python version do I need?", Measure("version", ("python",))),
     ("Which version of Chroma does docent require?", Measure("version", ("chroma",))),
+    ("Which version of the Safe contracts does Palmera use?", Measure("version", ("safe",))),
     # the version of OpenAPI, a spec: "spec" says what kind of thing, not which
     ("Which OpenAPI spec version does FastAPI declare?", Measure("version", ("openapi",))),
     # a cap, a quota or a ceiling is a number asked for; a cap on a rate, a count

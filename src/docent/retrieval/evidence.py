@@ -309,6 +309,9 @@ def _stated_for(
             near = " ".join(segments[max(0, i - back) : i + 1])
             if timeout:  # "a ping every 15 seconds" is how often, no timeout
                 segment, near = _FREQUENCY.sub(" ", segment), _FREQUENCY.sub(" ", near)
+            if measure.kind == "version":
+                segment = _versions_of_others(segment, named)
+                near = _versions_of_others(near, named)
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
             if not (_stated(measure, segment, counted, near, bound) or version_heading):
                 continue
@@ -441,6 +444,33 @@ def _said(term: str, words: set[str]) -> bool:
 _UNIT_NAMED_VALUE = re.compile(
     r"_(?:SECONDS|SECS|MS|MINUTES|HOURS|DAYS|BYTES|KB|MB|GB|CHARS|PERCENT|RATIO)`?\s*"
     r"(?:[—|=:]|--?)\s*`?\d+\.\d+", re.I)
+
+
+# "SafeMath Library — Solidity Version: <0.8": a version a capitalised name gives as its own
+# is that name's, not the version of the other thing a question asks about ("Before version
+# 0.108.0", "Minimum version: 3.8" name nothing).
+_NAMED_VERSION = re.compile(r"\b([A-Z][\w.+-]*)\s+[Vv]ersions?\b"
+                            r"(?:\s*:\s*[<>=~^]*\s*v?[\w.+*-]+|\s+[<>=~^]*\s*v?\d[\w.+*-]*)")
+_NOT_A_VERSIONED_NAME = frozenset(
+    """the this that a an minimum maximum min max latest current recommended required
+    supported stable default new newer old older earlier later your its our their same
+    exact specific compatible lts which what each every any first last next previous
+    release before after since until from in at for with by to of as on and or but if when
+    where while all both either no not only per via into than then""".split()
+)
+
+
+def _versions_of_others(text: str, named: set[str]) -> str:
+    """`text` without the versions it gives as another name's own."""
+
+    def kept(m: re.Match[str]) -> str:
+        name = m.group(1).lower()
+        terms = tokenize(name)
+        if name in _NOT_A_VERSIONED_NAME or not terms or terms[0] in named:
+            return m.group()
+        return " "
+
+    return _NAMED_VERSION.sub(kept, text)
 
 
 def _measured_out(kind: MeasureKind, text: str) -> str:
