@@ -348,7 +348,8 @@ _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|doc
 # "How long can a QUESTION be?", "How long can the selected_text FIELD be?" ask for a length
 # of text, not a time; "How long can a cache entry be KEPT?" asks for a time.
 _TEXTS = (r"(?:question|prompt|query|name|title|text|password|input|description|label|line"
-          r"|field|parameter|header|selection|url|path|key|content|history|context)")
+          r"|field|parameter|header|selection|url|path|key|content|history|context|greeting"
+          r"|answer|reply|summary|snippet|sentence|paragraph|section|comment|slug)")
 _LONG_TEXT = (r"how\s+long\s+(?:can|may|could|should|must|is|are)\s+"
               r"(?:(?:a|an|the|my|our|one|each|your|its|their)\s+)?(?:[\w-]+\s+)?(?:"
               + _TEXTS + "|" + _DATA + r")s?\s+(?:allowed\s+to\s+)?be\b"
@@ -443,10 +444,12 @@ _VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)"
 # "the largest MARKDOWN FILE size", "the size of AN UPLOAD": what a size is of.
 _SIZE_AFTER = re.compile(r"((?:[a-z][\w'-]*\s+){1,2})(?:size|length)s?\b")
 _SIZE_OF = re.compile(r"\b(?:size|length)s?\s+of\s+(?:an?\s+|the\s+)?" + _WORDS)
-# Words before "size" that say which size, not of what ("the DEFAULT chunk size").
+# Words before "size" that say which size, not of what ("the DEFAULT chunk size", "BELOW
+# what size").
 _SIZE_MODIFIERS = frozenset(
     """default maximum minimum max min largest biggest smallest total average typical
-    recommended allowed current overall exact what which how any""".split()
+    recommended allowed current overall exact what which how any below above under over
+    beyond within""".split()
 )
 
 

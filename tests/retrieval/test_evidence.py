@@ -282,6 +282,11 @@ def test_a_changelog_gives_its_version_in_the_heading():
     assert not states(question, entry, section="Release Notes > Fixes")
 
 
+def test_a_length_in_words_may_be_spelled_out():
+    assert states("How long may a greeting be?", "A greeting may be at most five words long.")
+    assert not states("How long may a greeting be?", "Docent writes one line per greeting.")
+
+
 def test_a_version_another_name_gives_as_its_own_is_not_the_asked_things():
     # "Solidity Version: <0.8" is Solidity's, not the Safe contracts' the question asks for
     question = "Which version of the Safe contracts does Palmera use for its safes?"
@@ -552,6 +557,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What is the largest markdown file size docent will ingest?",
      Measure("size", ("markdown", "file"))),
     ("What is the default chunk size?", Measure("size", ("chunk",))),
+    # a greeting and an answer are texts: how long they may be is a length
+    ("How long may a greeting be and still take the fast path?", Measure("size")),
+    ("How long can an answer be?", Measure("size")),
+    ("Below what size does docent merge a piece?", Measure("size")),  # "below" says which
     ("What is the maximum size of an uploaded file?", Measure("size", ("uploaded", "file"))),
     ("What size limit applies to a request body?", Measure("size")),
     # the largest piece of data is a size; the largest set of something is no particular kind

@@ -86,7 +86,10 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
     ),
     "size": re.compile(
         r"(?<![\w.])\d[\d,.]*\s*(?:b|kb|mb|gb|tb|kib|mib|gib|tib|bytes?|kilobytes?|megabytes?"
-        r"|gigabytes?|terabytes?|characters?|chars?|tokens?|lines?|words?)\b",
+        r"|gigabytes?|terabytes?|characters?|chars?|tokens?|lines?|words?)\b"
+        # "at most five words long": a length in words, spelled out (not "one line")
+        r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+        r"(?:characters|tokens|lines|words)\b",
         re.I,
     ),
     # A share ("50% of fees go to validators") is no count of what it is a share of.
