@@ -75,3 +75,16 @@ def test_a_word_only_a_changelog_writes_is_no_reading():
 def test_the_english_word_list_has_whole_words_of_five_letters_or_more():
     assert all(map(is_english, ["whine", "lumps", "expiry", "accented", "folder"]))
     assert not any(map(is_english, ["paarmeter", "sohuld", "hine", "whin", "ine\nwhi"]))
+
+
+def test_the_word_list_read_in_blocks_is_the_whole_list():
+    import gzip
+    import re
+    from importlib.resources import files
+
+    from docent.retrieval.spelling import _english
+
+    raw = gzip.decompress((files("spellchecker") / "resources" / "en.json.gz").read_bytes())
+    words = re.findall(rb'"([a-z]{5,})":', raw)
+    assert len(words) > 100_000
+    assert _english() == b"\n" + b"".join(w + b"\n" for w in words)
