@@ -67,16 +67,11 @@ _ADDRESSEES = frozenset({"docent", "bot", "assistant", "there", "all", "everyone
 _REPEATED_LETTER = re.compile(r"([a-z])\1+")
 
 
-def is_greeting(message: str) -> bool:
-    """True for a bare greeting, whatever its case, punctuation and spacing, and for close
-    variants: stretched or doubled letters ("hiii", "helo"), a repeat ("hi hi") or an
-    addressee ("hello docent")."""
-    return _plain(message) in _CANONICAL
-
-
 def courtesy_reply(message: str) -> str | None:
-    """The fixed reply to a bare greeting or a bare thanks (read as `is_greeting` reads a
-    greeting: "Thanks!!", "thank you docent"); None for anything else."""
+    """The fixed reply to a bare greeting or a bare thanks, whatever its case, punctuation
+    and spacing, and to close variants: stretched or doubled letters ("hiii", "helo"), a
+    repeat ("hi hi") or an addressee ("hello docent", "thanks docent"); None for anything
+    else."""
     plain = _plain(message)
     if plain in _CANONICAL:
         return WELCOME
@@ -84,6 +79,7 @@ def courtesy_reply(message: str) -> str | None:
 
 
 def _plain(message: str) -> str | None:
+    """The message as a bare greeting or thanks would be listed; None past five words."""
     words = _NOT_LETTERS.sub(" ", message.lower().replace("-", " ")).split()
     return _canonical(words) if 0 < len(words) <= 5 else None
 

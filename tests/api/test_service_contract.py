@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.agent.sanitize import strip_internal_metadata
-from docent.greeting import WELCOME, YOU_ARE_WELCOME, courtesy_reply, is_greeting
+from docent.greeting import WELCOME, YOU_ARE_WELCOME, courtesy_reply
 from docent.logs import JsonFormatter
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
 from tests.http import client_for, parse_sse
@@ -75,7 +75,7 @@ def test_greetings_and_thanks_take_the_fast_path(settings, text, reply):
 
 @pytest.mark.parametrize("text", ["hi docent how do I ingest", "hello limits", "docent"])
 def test_near_greetings_that_ask_something_are_not_greetings(text):
-    assert not is_greeting(text)
+    assert courtesy_reply(text) is None
 
 
 @pytest.mark.parametrize("text", ["thanks! what is the tool-call limit?",
