@@ -164,14 +164,17 @@ def ingest_path(
                        embedded)
 
 
+# The formats docent reads, as its messages list them: ".md, .markdown, ... or .htm".
+_KINDS = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
+
+
 def _no_doc_files(root: Path) -> str:
     found_files = (p.relative_to(root) for p in root.rglob("*") if p.is_file())
     others = sorted(rel.as_posix() for rel in found_files
                     if not any(part.startswith(".") for part in rel.parts))
-    kinds = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
     found = (f"; it holds {counted(len(others), 'other file')}, such as {others[0]}"
              if others else "")
-    return f"no doc files in {root}: docent ingests {kinds} files{found}"
+    return f"no doc files in {root}: docent ingests {_KINDS} files{found}"
 
 
 @contextmanager
@@ -327,6 +330,8 @@ def _chunks(run: _Run, data: bytes, rel: str) -> tuple[list[Chunk], str]:
     fmt = format_of(rel) or FORMATS[".md"]
     text, reason = _decode(data, fmt)
     if text is None:
+        if format_of(rel) is None:  # "report.pdf": a document docent cannot read as text
+            reason += f"; docent reads {_KINDS} files, so convert it to one of them"
         return [], reason
     drop = run.settings.drop_suspicious_lines
     try:

@@ -140,6 +140,16 @@ def test_a_folder_without_doc_files_is_said_so(tmp_path, data_settings, fake_emb
         _ingest(tmp_path / "empty", data_settings, fake_embedder)
 
 
+def test_a_file_named_alone_in_another_format_says_what_docent_reads(tmp_path, data_settings,
+                                                                     fake_embedder):
+    notes = write_docs(tmp_path / "in", {"notes.txt": "plain text", "report.pdf": b"%PDF-1.4\n\xe2\xe3"})
+    assert _ingest(notes / "notes.txt", data_settings, fake_embedder).added == 1  # as markdown
+    report = _ingest(notes / "report.pdf", data_settings, fake_embedder)
+    assert report.skipped == [("report.pdf", "not UTF-8 text (invalid byte at offset 9); docent "
+                               "reads .md, .markdown, .mdx, .rst, .html or .htm files, so "
+                               "convert it to one of them")]
+
+
 def test_a_folder_emptied_on_purpose_removes_what_it_held(tmp_path, data_settings,
                                                          fake_embedder):
     root = write_docs(tmp_path / "docs", {"a.md": "# A\n\nalpha\n"})
