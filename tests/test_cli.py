@@ -150,6 +150,16 @@ def test_serve_on_a_busy_port_stops_before_loading_anything(monkeypatch, capsys)
         assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
+def test_a_file_named_alone_and_skipped_fails_the_ingestion(tmp_path):
+    env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"))
+    (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4\n\xe2\xe3\xcf\xd3\n")
+    (tmp_path / "notes.txt").write_text("# Notes\n\nPlain text is read as markdown.\n")
+    pdf = run_docent(env, "ingest", str(tmp_path / "report.pdf"), "--quiet", check=False)
+    assert pdf.returncode == 1 and "Skipped: report.pdf (not UTF-8 text" in pdf.stdout
+    assert "Traceback" not in pdf.stderr
+    assert run_docent(env, "ingest", str(tmp_path / "notes.txt"), "--quiet").returncode == 0
+
+
 def test_ask_on_an_empty_index_says_to_ingest_first(tmp_path):
     env = docent_env(DOCENT_DATA_DIR=str(tmp_path / "data"))
     out = run_docent(env, "ask", "How do I change the port?", check=False)

@@ -118,7 +118,9 @@ def _ingest(settings: Settings, path: str | None, reset: bool, progress: bool) -
     finally:
         publish(settings, IngestStatus.ended(started, report), shared)
     print(report.summary())  # noqa: T201
-    return 0
+    # One file named alone and skipped ("report.pdf"): nothing was ingested, say so to a
+    # script too. A folder with some files skipped still succeeded.
+    return 1 if path is not None and Path(path).is_file() and report.skipped else 0
 
 
 async def _ask(settings: Settings, question: str) -> int:
