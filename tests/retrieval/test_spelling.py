@@ -28,7 +28,7 @@ DOCS = _index(
 
 
 def fix(text: str, index: KeywordIndex = DOCS) -> str:
-    return respelled(text, index.uses, index.chunks_writing)
+    return respelled(text, index)
 
 
 @pytest.mark.parametrize(("typed", "meant"), [

@@ -454,12 +454,12 @@ _UNIT_NAMED_VALUE = re.compile(
 # 0.108.0", "Minimum version: 3.8" name nothing).
 _NAMED_VERSION = re.compile(r"\b([A-Z][\w.+-]*)\s+[Vv]ersions?\b"
                             r"(?:\s*:\s*[<>=~^]*\s*v?[\w.+*-]+|\s+[<>=~^]*\s*v?\d[\w.+*-]*)")
+# Words before "version" that name no thing (stopwords, which give no term, neither).
 _NOT_A_VERSIONED_NAME = frozenset(
-    """the this that a an minimum maximum min max latest current recommended required
-    supported stable default new newer old older earlier later your its our their same
-    exact specific compatible lts which what each every any first last next previous
-    release before after since until from in at for with by to of as on and or but if when
-    where while all both either no not only per via into than then""".split()
+    """minimum maximum min max latest current recommended required supported stable default
+    new newer old older earlier later same exact specific compatible lts each every any all
+    both either first last next previous release before after since until only per via
+    while""".split()
 )
 
 

@@ -207,7 +207,7 @@ class HybridRetriever:
             return cached
         # The one wait for a newer index; the refusal checks below read the same index.
         index, current = self._keyword_index(fingerprint, wait=True)
-        query = respelled(query, index.uses, index.chunks_writing)  # "paarmeter": parameter
+        query = respelled(query, index)  # "paarmeter": parameter
         # (the cache key above is the query as typed: the same slips read the same way)
         unknown = self._unknown(query, fingerprint)
         # The question and the texts the refusal checks compare it with, in one model run.
@@ -255,8 +255,7 @@ class HybridRetriever:
 
     def respelled(self, text: str) -> str:
         """`text` with its typing slips read as the docs' words, as `search` reads them."""
-        index = self.keyword_index()
-        return respelled(text, index.uses, index.chunks_writing)
+        return respelled(text, self.keyword_index())
 
     def _question_vectors(self, text: str, also: Sequence[str] = ()) -> QuestionVectors:
         """`text`'s vectors, from the recent ones or embedded now, with those of the texts

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import Protocol
 
 from docent.retrieval.bm25 import tokenize
 
@@ -32,19 +33,29 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _LISTED = re.compile(rb'"([a-z]{5,})":')  # an entry of the word list: '"parameter": 1234'
 
 
-def respelled(text: str, known: Callable[[str], bool], chunks_with: Callable[[str], int]) -> str:
-    """`text` with each slip replaced by the docs' word. `known(word)` says whether the docs
-    use a (lower-cased) word in some form; `chunks_with(word)` in how many chunks they write
-    it (0: nowhere, or only in a changelog)."""
+class Vocabulary(Protocol):
+    """What the docs' words are (`docent.retrieval.bm25.KeywordIndex`)."""
+
+    def uses(self, word: str) -> bool:
+        """Whether the docs use a lower-cased word in some form."""
+        ...
+
+    def chunks_writing(self, word: str) -> int:
+        """In how many chunks the docs write it (0: nowhere, or only in a changelog)."""
+        ...
+
+
+def respelled(text: str, docs: Vocabulary) -> str:
+    """`text` with each slip replaced by the docs' word."""
 
     def mend(m: re.Match[str]) -> str:
         word = m.group(1)
         lowered = word.lower()
         if word != lowered and not _SENTENCE_START.search(text, 0, m.start()):
             return word  # a name
-        if known(lowered) or is_english(lowered) or _contraction(lowered):
+        if docs.uses(lowered) or is_english(lowered) or _contraction(lowered):
             return word
-        counts = {c: chunks_with(c) for c in set(_one_edit(lowered)) if len(c) >= 5}
+        counts = {c: docs.chunks_writing(c) for c in set(_one_edit(lowered)) if len(c) >= 5}
         most = max(counts.values(), default=0)
         # Two forms of one word ("deploys", "deployed") are one reading: the search reads both
         # as the same term.
