@@ -180,10 +180,11 @@ def test_a_follow_up_asking_for_a_value_by_a_pronoun_is_answered(client, questio
     assert answer in after["response"], after["response"]
 
 
-def test_a_follow_up_after_a_thanks_still_points_back_to_the_answer(client):
+@pytest.mark.parametrize("courtesy", ["thanks!", "ok"])
+def test_a_follow_up_after_a_thanks_still_points_back_to_the_answer(client, courtesy):
     first = client.post("/chat", json={"message": "What is the tool-call limit?"}).json()
     sid = first["session_id"]
-    thanks = client.post("/chat", json={"message": "thanks!", "session_id": sid}).json()
+    thanks = client.post("/chat", json={"message": courtesy, "session_id": sid}).json()
     assert thanks["metadata"]["model"] == "greeting"
     after = client.post("/chat", json={"message": "How do I change it?", "session_id": sid}).json()
     assert after["exit_reason"] == "COMPLETED", after["response"]

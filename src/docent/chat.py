@@ -112,7 +112,8 @@ def greeting_state(reply: str) -> dict[str, Any]:
 
 
 def _courtesy(turn: ChatTurn) -> str | None:
-    """The fast path's reply to a bare hello or thanks (none beside selected text)."""
+    """The fast path's reply to a bare hello, thanks, "ok" or "what can you do?" (none
+    beside selected text)."""
     return None if turn.selected_text else courtesy_reply(turn.message)
 
 

@@ -1,5 +1,6 @@
-"""The greeting fast path: a bare hello gets a welcome, a bare thanks a "you're welcome",
-without retrieval or a model call."""
+"""The greeting fast path: a bare hello gets a welcome, a bare "what can you do?" what docent
+is for, a bare thanks a "you're welcome" and a bare "ok" an invitation to ask on, without
+retrieval or a model call."""
 
 from __future__ import annotations
 
@@ -52,6 +53,50 @@ _THANKS = frozenset(
         "got it thanks",
     }
 )
+# What a user asks of the assistant itself: searched, "what can you do?" and "who are you?"
+# were refused, and "help" was answered with the docs' table of contents.
+_ABOUT = frozenset(
+    {
+        "help",
+        "help me",
+        "help please",
+        "please help",
+        "what can you do",
+        "what do you do",
+        "what can you help with",
+        "what can you help me with",
+        "who are you",
+        "what are you",
+        "what can i ask",
+        "what can i ask you",
+        "what should i ask",
+        "how does this work",
+        "how do i use this",
+        "how do i use you",
+    }
+)
+# What a user says to an answer that needs no reply: searched, "ok" was answered with the
+# health check's `"status": "ok"`.
+_ACKNOWLEDGEMENTS = frozenset(
+    {
+        "ok",
+        "okay",
+        "k",
+        "alright",
+        "all right",
+        "got it",
+        "i see",
+        "understood",
+        "makes sense",
+        "that makes sense",
+        "sounds good",
+        "cool",
+        "great",
+        "nice",
+        "perfect",
+        "awesome",
+    }
+)
 _NOT_LETTERS = re.compile(r"[^a-z ]+")
 
 WELCOME = (
@@ -60,7 +105,11 @@ WELCOME = (
     "to the pages I quote. If the docs don't cover something, I'll say so."
 )
 
+ABOUT = WELCOME.removeprefix("Hello! ")
+
 YOU_ARE_WELCOME = "You're welcome! Ask me anything else about the documentation."
+
+ASK_ON = "Ask me anything else about the documentation."
 
 # Who a greeting may be addressed to: "hello docent", "hi all".
 _ADDRESSEES = frozenset({"docent", "bot", "assistant", "there", "all", "everyone", "team"})
@@ -68,18 +117,16 @@ _REPEATED_LETTER = re.compile(r"([a-z])\1+")
 
 
 def courtesy_reply(message: str) -> str | None:
-    """The fixed reply to a bare greeting or a bare thanks, whatever its case, punctuation
-    and spacing, and to close variants: stretched or doubled letters ("hiii", "helo"), a
-    repeat ("hi hi") or an addressee ("hello docent", "thanks docent"); None for anything
-    else."""
+    """The fixed reply to a bare greeting, a bare question about the assistant itself, a bare
+    thanks or a bare acknowledgement, whatever its case, punctuation and spacing, and to close
+    variants: stretched or doubled letters ("hiii", "helo"), a repeat ("hi hi") or an
+    addressee ("hello docent", "thanks docent"); None for anything else."""
     plain = _plain(message)
-    if plain in _CANONICAL:
-        return WELCOME
-    return YOU_ARE_WELCOME if plain in _CANONICAL_THANKS else None
+    return _REPLIES.get(plain) if plain is not None else None
 
 
 def _plain(message: str) -> str | None:
-    """The message as a bare greeting or thanks would be listed; None past five words."""
+    """The message as the fast path's lists would hold it; None past five words."""
     words = _NOT_LETTERS.sub(" ", message.lower().replace("-", " ")).split()
     return _canonical(words) if 0 < len(words) <= 5 else None
 
@@ -92,5 +139,9 @@ def _canonical(words: list[str]) -> str:
     return " ".join(kept)
 
 
-_CANONICAL = frozenset(_canonical(g.split()) for g in _GREETINGS)
-_CANONICAL_THANKS = frozenset(_canonical(t.split()) for t in _THANKS)
+_REPLIES = {
+    _canonical(text.split()): reply
+    for texts, reply in ((_GREETINGS, WELCOME), (_ABOUT, ABOUT), (_THANKS, YOU_ARE_WELCOME),
+                         (_ACKNOWLEDGEMENTS, ASK_ON))
+    for text in texts
+}

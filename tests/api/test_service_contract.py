@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from docent.agent.graph import build_graph
 from docent.agent.sanitize import strip_internal_metadata
-from docent.greeting import WELCOME, YOU_ARE_WELCOME, courtesy_reply
+from docent.greeting import ABOUT, ASK_ON, WELCOME, YOU_ARE_WELCOME, courtesy_reply
 from docent.logs import JsonFormatter
 from tests.fakes import GUIDE, FakeRetriever, ScriptedChatModel, call
 from tests.http import client_for, parse_sse
@@ -60,6 +60,9 @@ def test_selected_text_and_user_context_reach_the_model(settings):
                              "helo", "hi hi", "hello docent", "Heyyy there!"]),
     *((t, YOU_ARE_WELCOME) for t in ["thanks!", "Thank you", "thx", "Thanks a lot, docent!",
                                      "ok, thanks", "Thank you very much!!", "cheers"]),
+    *((a, ABOUT) for a in ["help", "Help!", "What can you do?", "what can you do, docent?",
+                           "Who are you?", "how does this work?"]),
+    *((k, ASK_ON) for k in ["ok", "OK.", "okay!", "Got it", "makes sense", "cool"]),
 ])
 def test_greetings_and_thanks_take_the_fast_path(settings, text, reply):
     client, model, retriever = build(settings, [])
@@ -87,7 +90,9 @@ def test_a_thanks_that_asks_something_is_answered_normally(settings, text):
     assert body["response"] == "A [1]." and len(model.calls) == 2
 
 
-@pytest.mark.parametrize("text", ["no thanks", "thank you letters", "thanks for nothing at all"])
+@pytest.mark.parametrize("text", ["no thanks", "thank you letters", "thanks for nothing at all",
+                                  "help me change the port", "what can you do with sessions",
+                                  "ok so how do I ingest", "is ok a valid status", "what is docent"])
 def test_near_thanks_get_no_courtesy_reply(text):
     assert courtesy_reply(text) is None
 
