@@ -448,6 +448,19 @@ def test_an_address_is_the_value_an_address_question_asks_for():
     assert fits(intent, Unit("There is no contract address for the native token.", "prose", 0)) == 0
 
 
+def test_a_number_inside_a_link_is_no_value_the_question_asks_for():
+    from docent.models.scoring import fits
+
+    # The link to a wallet list holds the other network's chain ID; the row gives it.
+    intent = intent_of("What is the mainnet chain ID?")
+    link = "Add the mainnet to your wallet through [chainlist](https://chainlist.org/?chain=50312)."
+    assert fits(intent, Unit(link, "prose", 0)) == 0
+    assert fits(intent, Unit("Bare: https://chainlist.org/?chain=50312", "prose", 0)) == 0
+    assert fits(intent, Unit("Mainnet chain ID: 5031", "prose", 0)) == 1
+    how_long = intent_of("How long does a session last?")
+    assert fits(how_long, Unit("See [sessions](https://x.example/ttl-30-minutes).", "prose", 0)) == 0
+
+
 def test_every_key_point_announcing_a_command_shows_it():
     # A crawled tutorial: each step announces its command, which the crawl indented.
     text = """[1] Deploy with Forge > Set up (forge.md)

@@ -115,6 +115,7 @@ _FILLER_RE = re.compile(
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s*%|\s*(?:ms|s|kb|mb|gb|tb|x))?(?![\w])", re.I)
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,}")
+_LINKS = re.compile(r"\]\([^)]*\)|https?://\S+")  # a link's target, a bare address
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Z][a-z0-9]+[A-Z]\w*|[a-z][a-z0-9]*_[a-z0-9_]+|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
@@ -295,6 +296,9 @@ def versions_named(unit: Unit, measure: Measure | None) -> bool:
 
 def _holds(intent: Intent, unit: Unit, text: str, measure: Measure | None) -> bool:
     if intent.kind == "value":
+        # Not a number inside a link: "Add Somnia Mainnet through
+        # chainlist.org/?chain=50312" gives no chain ID.
+        text = _LINKS.sub(" ", text)
         if _definite(measure):
             return states_kind(measure.kind, text)  # "how long": a duration, not any number
         return bool(_NUMBER.search(text) or _ADDRESS.search(text))  # "what's its address"
