@@ -448,6 +448,24 @@ def test_an_address_is_the_value_an_address_question_asks_for():
     assert fits(intent, Unit("There is no contract address for the native token.", "prose", 0)) == 0
 
 
+OTHER_IMPORT = """[1] WebSockets > Create a websocket (websockets.md)
+You could also use `from starlette.websockets import WebSocket`.
+
+In your application, accept a `WebSocket` in a `@app.websocket("/ws")` endpoint and call
+`await websocket.accept()`."""
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("how do I use websockets?", "In your application, accept a `WebSocket`"),
+    ("Can I import the WebSocket class from Starlette?", "You could also use `from starlette"),
+])
+def test_an_import_from_another_package_leads_only_a_question_naming_it(question, lead):
+    # Both read as about websockets; the import shares more of the question's words.
+    answer = compose_answer(question, parse_references(OTHER_IMPORT),
+                            fake_vectors(["websocket"]))
+    assert lead_statement(answer).startswith(lead)
+
+
 def test_a_number_inside_a_link_is_no_value_the_question_asks_for():
     from docent.models.scoring import fits
 

@@ -98,6 +98,8 @@ _ASIDE_LEAD_SHARE = 0.75
 # holds `GOOGLE_API_KEY`..." led "How do I run docent without an API key?"; 0.8: +53 -10
 # without either guard; any kind of question: more leads lost, to an example's names).
 _NAMING_LEAD_SHARE = 0.85
+_OTHER_IMPORT = re.compile(r"\b(?:could|can|may)\s+also\s+(?:use|import)\s+`(?:from|import)\s+"
+                           r"(?P<package>\w+)")
 # A how-to's best block outscoring every statement: the sentence announcing it may lead
 # (over the read sets: leads +4 -2, keywords unchanged).
 _INTRO_LEAD_SHARE = 0.85
@@ -271,6 +273,13 @@ def compose_parts(
         return m is not None and not (
             link_wanted or intent.kind == "name" and m["name"].lower() not in question.lower())
 
+    # "You could also use `from starlette.middleware.cors import CORSMiddleware`." says the
+    # thing can be imported from elsewhere too: the answer to a question naming that other
+    # package, not to "how do I add CORS?".
+    def other_import(c: Candidate) -> bool:
+        m = _OTHER_IMPORT.search(c.unit.text)
+        return m is not None and not re.search(rf"\b{re.escape(m['package'])}\b", question, re.I)
+
     def gives_url(c: Candidate) -> bool:
         return (url_asked and c.score >= _VALUE_LEAD_SHARE * top
                 and _WEB_ADDRESS.search(c.unit.text) is not None)
@@ -325,6 +334,7 @@ def compose_parts(
             not c.filler and not _dangling(c, cands) and not _flattened_code(c.unit.text),
             not (rows_aside and _bare_row(c)),
             not bare_link(c),
+            not other_import(c),
             not restates_aside(c),
             not other_network(c),
             names_noun(c),
