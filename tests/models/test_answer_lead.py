@@ -448,6 +448,23 @@ def test_an_address_is_the_value_an_address_question_asks_for():
     assert fits(intent, Unit("There is no contract address for the native token.", "prose", 0)) == 0
 
 
+GUIDE_MAP = """[1] User guide > Map of this guide (index.md)
+- [Requirements](requirements.md): what docent needs to run.
+
+[2] Requirements (requirements.md)
+Docent needs Python 3.11 or newer and make."""
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("What does docent need to run?", "Docent needs Python 3.11"),
+    ("Where can I read what docent needs to run?", "[Requirements](requirements.md)"),
+])
+def test_a_table_of_contents_entry_leads_only_a_question_asking_where_to_read(question, lead):
+    # The entry shares more of the question's words than the page it points to.
+    answer = compose_answer(question, parse_references(GUIDE_MAP), fake_vectors(["docent"]))
+    assert lead_statement(answer).startswith(lead)
+
+
 OTHER_IMPORT = """[1] WebSockets > Create a websocket (websockets.md)
 You could also use `from starlette.websockets import WebSocket`.
 

@@ -269,7 +269,8 @@ def compose_parts(
     link_wanted = url_asked or _WHERE_ASKED.search(question) is not None
 
     def bare_link(c: Candidate) -> bool:
-        m = _LINK_ONLY.fullmatch(c.unit.text.strip())
+        text = c.unit.text.strip()
+        m = _LINK_ONLY.fullmatch(text) or _PAGE_ENTRY.fullmatch(text)
         return m is not None and not (
             link_wanted or intent.kind == "name" and m["name"].lower() not in question.lower())
 
@@ -556,6 +557,10 @@ _WHERE_ASKED = re.compile(r"\bwhere\b|\b(?:repo|repository|link)s?\b", re.I)
 # A label and one link, nothing else ("GitHub Repository: [Full Stack FastAPI Template](...)");
 # not a link whose text is an address or a value ("EntryPoint v0.7: [0x0000...](...)").
 _LINK_ONLY = re.compile(r"[\w .'/-]{1,40}:\s*\[(?![^\]]*\d)(?P<name>[^\]]+)\]\([^)\s]+\)\.?")
+# A table of contents' entry: a link to another page of the docs and what that page is for
+# ("[Deployment](deployment.md): run docent for other people.").
+_PAGE_ENTRY = re.compile(r"\[(?P<name>[^\]]+)\]\((?![a-z]+:)[^)\s]+\)"
+                         r"\s*(?::|[-–—])\s*[^.:]{1,80}\.?")
 
 
 def _bare_row(c: Candidate) -> bool:
