@@ -145,6 +145,8 @@ def test_ingest_script_reports_and_is_incremental(tmp_path):
     ("Do I need an API key or a database server to run docent?", "no API key"),
     ("What does MAX_TURNS_REACHED mean?", "`MAX_TURNS_REACHED` means"),
     ("How do I read the /chat/stream response in a web page?", "`fetch`"),
+    # The guide said "website" only in an example of a link's text, which then led
+    ("How do I ingest a website?", "sitemap"),
 ])
 def test_the_example_questions_lead_with_their_answer(client, question, lead):
     # The questions users were first shown answers to: the first statement answers them.
