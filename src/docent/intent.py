@@ -366,7 +366,9 @@ _MEASURES: list[tuple[MeasureKind, re.Pattern[str]]] = [
                            # the ratios lending states as percentages
                            r"|\b(?:loan-to-value|ltv|collateral\s+(?:factor|ratio)"
                            r"|liquidation\s+(?:threshold|penalty))\b")),
-    ("version", re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?"
+    # "what's the minimum FastAPI / OpenAPI version", "what is the latest version"
+    ("version", re.compile(r"\b(?:which|what)(?:'s|’s|s\b|\s+is|\s+are)?\s+(?:the\s+)?"
+                           r"(?:(?!(?:between|of|for|in|on|with|to|and|or|from)\b)[\w/.-]+\s+){0,4}?"
                            r"(?:versions?|releases?(?!\s+notes?\b))\b|\bsince\s+which\b")),
     ("duration", re.compile(
         r"\b(?!" + _LONG_TEXT + r")how\s+(?:long|often|frequently|soon)\b|\bafter\s+how\s+long\b"
@@ -437,7 +439,10 @@ _NUMBER_WORDS = frozenset(
 _MEASURED = re.compile(r"\bhow\s+much\s+" + _WORDS)
 # "Which Python version", "the version of (the) Chroma": what the version is of.
 # ("which OpenAPI SPEC version": OpenAPI's, a kind of thing between)
-_VERSIONED = re.compile(r"\b(?!which\b|what\b|the\b)([a-z][\w.-]*)"
+_VERSIONED = re.compile(r"\b(?!(?:which|what|whats|the|is|are|an?|this|that|between|minimum|maximum"
+                        r"|min|max|latest|current|recommended|required|supported|stable|default"
+                        r"|oldest|newest|lowest|highest|exact|first|last|next|previous|new|old"
+                        r"|older|newer)\b)([a-z][\w.-]*)"
                         r"(?:\s+(?:spec|specification|standard|schema|package|library|sdk))?"
                         r"\s+versions?\b"
                         r"|\bversions?\s+of\s+(?:the\s+|an?\s+)?([a-z][\w.-]*)")

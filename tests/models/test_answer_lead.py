@@ -1237,6 +1237,13 @@ def test_the_value_asked_for_leads_when_it_scores_nearly_as_well():
     assert lead_statement(other).startswith("If you declare a streaming response class")
 
 
+def test_whats_the_minimum_version_leads_with_the_version():
+    question = "What's the minimum version to yield chunks of data from a streaming path function?"
+    answer = compose_answer(question, parse_references(STREAMING.format(added="was added in 0.134.0")),
+                            fake_vectors(["stream"]))
+    assert lead_statement(answer) == "Streaming was added in 0.134.0. [1]"
+
+
 def test_a_count_is_given_next_to_what_it_counts():
     question = "How many validator nodes does the network start out with?"
     intent, measure = intent_of(question), measure_of(question)

@@ -302,6 +302,14 @@ def test_a_version_another_name_gives_as_its_own_is_not_the_asked_things():
                       "Docent — Node Version: 18.1 — Markdown: any")
 
 
+def test_a_major_version_right_after_the_asked_thing_is_its_version():
+    # "Node.js 18+" gives no dotted version; after the thing it is of, it is one
+    question = "Which Node.js version does the subgraph tutorial list as a prerequisite?"
+    assert states(question, "Prerequisites for the subgraph tutorial: Node.js 18+ and npm.")
+    assert states(question, "Prerequisites for the subgraph tutorial: Node 20 and npm.")
+    assert not states(question, "Prerequisites for the subgraph tutorial: npm and 18 GB.")
+
+
 def test_and_between_nouns_keeps_them_in_the_clause():
     # "AML/KYC AND transaction records": one subject, not a second question.
     assert states("For how many years are validator and session records kept?",
@@ -542,6 +550,12 @@ def test_a_question_asking_for_no_value_always_passes():
     ("Which version of the Safe contracts does Palmera use?", Measure("version", ("safe",))),
     # the version of OpenAPI, a spec: "spec" says what kind of thing, not which
     ("Which OpenAPI spec version does FastAPI declare?", Measure("version", ("openapi",))),
+    # "what's the minimum X version": a version, of X; "minimum" and "latest" name nothing
+    ("What's the minimum FastAPI version for form models?", Measure("version", ("fastapi",))),
+    ("whats the minimum fastapi version needed for that", Measure("version", ("fastapi",))),
+    ("What is the latest version?", Measure("version")),
+    ("Which Node.js version does the tutorial list?", Measure("version", ("node.js",))),
+    ("What is the difference between version 1 and 2?", Measure("number")),
     # a cap, a quota or a ceiling is a number asked for; a cap on a rate, a count
     ("What's the requests per minute cap on the public endpoint?", Measure("count")),
     ("What is the API quota per project?", Measure("number")),

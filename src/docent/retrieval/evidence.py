@@ -300,6 +300,12 @@ def _stated_for(
     # "Which TRAEFIK version does the proxy guide use?": a changelog's headings give the
     # docs' own product's versions, not another thing's the question names.
     own_version = any(doc_freq.get(w, 0) <= n_docs * _COMMON for w in named)
+    # "Node.js 18+", "Python 3": a major version right after the thing it is of ("Node 20"
+    # for Node.js).
+    spellings = {v for w in measure.words for v in (w, re.sub(r"\.?js$", "", w)) if v}
+    major = (re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(spellings)))
+                        + r")\s*v?\d+(?:\.\d+)*\+?(?![\w.])", re.I)
+             if measure.kind == "version" and measure.words else None)
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -316,7 +322,8 @@ def _stated_for(
                 segment = _versions_of_others(segment, named)
                 near = _versions_of_others(near, named)
             # A changelog's entries give their version in the heading ("0.118.0 > Fixes").
-            if not (_stated(measure, segment, counted, near, bound) or version_heading):
+            if not (_stated(measure, segment, counted, near, bound) or version_heading
+                    or (major is not None and major.search(segment))):
                 continue
             words = _with_same_meaning(with_shorthand(set(tokenize(f"{heading} {near}"))))
             # "anti-money-laundering" in the question, "AML" in the passage
