@@ -556,6 +556,10 @@ def test_a_question_asking_for_no_value_always_passes():
     ("What is the latest version?", Measure("version")),
     ("Which Node.js version does the tutorial list?", Measure("version", ("node.js",))),
     ("What is the difference between version 1 and 2?", Measure("number")),
+    # the words the duration reading knows ask for a value in a what-question too
+    ("what's the TTL of a session", Measure("duration")),
+    ("What is the block time?", Measure("duration")),
+    ("What is the delay between two retries?", Measure("duration")),
     # a cap, a quota or a ceiling is a number asked for; a cap on a rate, a count
     ("What's the requests per minute cap on the public endpoint?", Measure("count")),
     ("What is the API quota per project?", Measure("number")),
