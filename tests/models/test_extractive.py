@@ -305,9 +305,19 @@ def test_inline_html_in_prose_shows_as_its_text():
             " Press <kbd>Ctrl</kbd>+<kbd>C</kbd><br>to stop `<b>x</b>`.\n\n"
             '* See <a href="https://example.com/a">the <b>guide</b></a> or <code>app.get</code>')
     assert [u.text for u in split_units(body)] == [
-        "You can use any library (called ORMs) at the time of writing.",
+        "You can use any library (called ORMs (Object Relational Mapper)) at the time of writing.",
         "Press Ctrl+C to stop `<b>x</b>`.",
         "See [the guide](https://example.com/a) or `app.get`"]
+
+
+def test_an_abbreviation_shows_its_expansion():
+    # "What does ASGI stand for?": the page shows the expansion on hover, the answer in
+    # brackets, after a plural's "s" and without a gloss after a colon.
+    body = ('FastAPI uses a standard called <abbr title="Asynchronous Server Gateway Interface">'
+            'ASGI</abbr>. It works with <abbr title="Object Document Mapper: a library">ODM</abbr>s.')
+    assert [u.text for u in split_units(body)] == [
+        "FastAPI uses a standard called ASGI (Asynchronous Server Gateway Interface).",
+        "It works with ODMs (Object Document Mapper)."]
 
 
 def test_an_html_table_in_a_table_cell_reads_as_its_rows():

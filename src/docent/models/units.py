@@ -45,6 +45,13 @@ _TAGGED = re.compile(
     r"([^<>]*)</\1\s*>",
     re.I,
 )
+# An abbreviation with its expansion ("<abbr title="Asynchronous Server Gateway
+# Interface">ASGI</abbr>"): the page shows the expansion on hover, an answer in brackets
+# ("ASGI (Asynchronous Server Gateway Interface)"), up to a colon or a full stop that
+# starts a gloss.
+# ("<abbr ...>ORM</abbr>s": "ORMs (Object-Relational Mapper)")
+_ABBR = re.compile(r"<abbr\b[^<>]*?\btitle=\"([^\"<>:.]{2,80})[^\"<>]*\"[^<>]*>"
+                   r"([^<>]*)</abbr\s*>(\w*)", re.I)
 _HTML_CODE = re.compile(r"<code\b[^<>]*>([^<>`]+)</code\s*>", re.I)
 _HTML_LINK = re.compile(r"<a\b[^<>]*?\bhref=\"([^\"<>\s]+)\"[^<>]*>([^<>\[\]]+)</a\s*>", re.I)
 _BREAK = re.compile(r"<br\s*/?>", re.I)
@@ -167,7 +174,7 @@ def untag(text: str) -> str:
         return text
     parts = CODE_SPAN.split(text)
     for i in range(0, len(parts), 2):  # even parts are outside code spans
-        part = _HTML_CODE.sub(r"`\1`", _BREAK.sub(" ", parts[i]))
+        part = _HTML_CODE.sub(r"`\1`", _BREAK.sub(" ", _ABBR.sub(r"\2\3 (\1)", parts[i])))
         # Nested elements, from the inside out.
         while (plain := _TAGGED.sub(r"\2", _HTML_LINK.sub(r"[\2](\1)", part))) != part:
             part = plain
