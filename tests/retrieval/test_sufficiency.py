@@ -454,6 +454,11 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("Can cleanup code compress its output with ambassador?")
     assert not asks("Can an ambassador run with cleanup code?")
     assert asks("can cleanup code compress its output with ambassador")  # typed without "?"
+    # ... and in a few words typed as a query, each means it names
+    assert asks("deploy cleanup code with ambassador")
+    assert asks("run cleanup code over ambassador")
+    assert not asks("deploy cleanup code with ambassador. Then what?")  # sentences: no query
+    assert not asks("how do i deploy cleanup code for my team and then run it with an ambassador")
     # ... and what it asks whether there is protection against
     assert asks("Is there any protection in cleanup code against ambassador loss?")
     assert not asks("Is there any protection in the ambassador program against cleanup code?")

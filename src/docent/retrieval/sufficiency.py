@@ -480,6 +480,10 @@ _QUESTION_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))[^.?!]*\?")
 _TOOL = re.compile(r"\b(?:via|through|using)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)", re.I)
 
 
+# A query typed as a few words, no sentence ending: "deploy a validator with terraform".
+_TERSE = re.compile(r"\s*[^.?!\s]+(?:\s+[^.?!\s]+){0,7}\s*")
+
+
 # Which firm / company / team...: asks who, and docs name the auditor or the maintainer
 # without the word for what kind of body it is.
 _WHO = frozenset({
@@ -502,6 +506,9 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     asked += [means.span(1) for asking, named in ((_YES_NO, _MEANS), (_QUESTION_SENTENCE, _TOOL))
               for ask in asking.finditer(question)
               for means in named.finditer(question, ask.start(), ask.end())]
+    if _TERSE.fullmatch(question):
+        # "deploy fastapi with terraform": a query typed as keywords asks through what
+        asked += [means.span(1) for means in _MEANS.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
 
