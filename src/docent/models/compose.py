@@ -98,8 +98,6 @@ _ASIDE_LEAD_SHARE = 0.75
 # holds `GOOGLE_API_KEY`..." led "How do I run docent without an API key?"; 0.8: +53 -10
 # without either guard; any kind of question: more leads lost, to an example's names).
 _NAMING_LEAD_SHARE = 0.85
-_OTHER_IMPORT = re.compile(r"\b(?:could|can|may)\s+also\s+(?:use|import)\s+`(?:from|import)\s+"
-                           r"(?P<package>\w+)")
 # A how-to's best block outscoring every statement: the sentence announcing it may lead
 # (over the read sets: leads +4 -2, keywords unchanged).
 _INTRO_LEAD_SHARE = 0.85
@@ -561,6 +559,9 @@ _LINK_ONLY = re.compile(r"[\w .'/-]{1,40}:\s*\[(?![^\]]*\d)(?P<name>[^\]]+)\]\([
 # ("[Deployment](deployment.md): run docent for other people.").
 _PAGE_ENTRY = re.compile(r"\[(?P<name>[^\]]+)\]\((?![a-z]+:)[^)\s]+\)"
                          r"\s*(?::|[-–—])\s*[^.:]{1,80}\.?")
+# That the thing can also be imported from another package, and which package.
+_OTHER_IMPORT = re.compile(r"\b(?:could|can|may)\s+also\s+(?:use|import)\s+`(?:from|import)\s+"
+                           r"(?P<package>\w+)")
 
 
 def _bare_row(c: Candidate) -> bool:

@@ -48,8 +48,7 @@ _TAGGED = re.compile(
 # An abbreviation with its expansion ("<abbr title="Asynchronous Server Gateway
 # Interface">ASGI</abbr>"): the page shows the expansion on hover, an answer in brackets
 # ("ASGI (Asynchronous Server Gateway Interface)"), up to a colon or a full stop that
-# starts a gloss.
-# ("<abbr ...>ORM</abbr>s": "ORMs (Object-Relational Mapper)")
+# starts a gloss, after the letters that follow it ("...>ORM</abbr>s": "ORMs (...)").
 _ABBR = re.compile(r"<abbr\b[^<>]*?\btitle=\"([^\"<>:.]{2,80})[^\"<>]*\"[^<>]*>"
                    r"([^<>]*)</abbr\s*>(\w*)", re.I)
 _HTML_CODE = re.compile(r"<code\b[^<>]*>([^<>`]+)</code\s*>", re.I)
