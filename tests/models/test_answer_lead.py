@@ -1237,6 +1237,17 @@ def test_the_value_asked_for_leads_when_it_scores_nearly_as_well():
     assert lead_statement(other).startswith("If you declare a streaming response class")
 
 
+def test_a_short_question_is_about_the_code_it_gives():
+    # "/chat returns 429": the number is what it asks about, though "returned" matches too
+    text = """[1] HTTP API > The chat request (api.md)
+`top_k` — Passages returned by one search.
+
+[2] Configuration > Rate limits (configuration.md)
+Docent answers HTTP 429 above the rate limits of the chat endpoint."""
+    answer = compose_answer("/chat returns 429", parse_references(text), fake_vectors(["x"]))
+    assert lead_statement(answer).startswith("Docent answers HTTP 429")
+
+
 def test_whats_the_minimum_version_leads_with_the_version():
     question = "What's the minimum version to yield chunks of data from a streaming path function?"
     answer = compose_answer(question, parse_references(STREAMING.format(added="was added in 0.134.0")),

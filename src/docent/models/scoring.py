@@ -1,7 +1,8 @@
 """Scoring a passage's answer units against a question.
 
 Score = cosine(question, unit) + _W_LEX * word overlap (IDF-weighted, 0..1; a version the
-question gives, "Python 3.9", counts as a word, and so do the words of a heading inside the
+question gives, "Python 3.9", counts as a word, as does, in a question of a few words, a
+number of three digits or more, "HTTP 429"; and so do the words of a heading inside the
 passage over the unit when the question names that heading in full: "what does multiverse
 over monolith mean?" and the sentence under "#### Multiverse over Monolith") + a prior for
 better-ranked pages, then two readings of what the unit says:
@@ -33,7 +34,7 @@ from functools import lru_cache
 from typing import TypeGuard
 
 from docent.intent import Intent, Measure, asks_where_to_read, defined_term, measure_of
-from docent.models.text import Reference, terms, versions
+from docent.models.text import Reference, codes, terms, versions
 from docent.models.unit_vectors import AnswerVectors, unit_key
 from docent.models.units import Unit, listed, referenced, split_units
 from docent.retrieval.bm25 import stem
@@ -45,6 +46,7 @@ from docent.retrieval.types import WARM_CHUNKS
 # ... the United States of America, Canada, and the People's Republic of China").
 _MAX_UNIT_CHARS = 1000
 _W_LEX = 0.35
+_SHORT_WORDS = 8  # a question this long at most is about a code it gives
 _RANK_PRIOR = (0.15, 0.08, 0.04, 0.0, 0.0)
 # A statement whose content is the kind the question asks for (it weighs more when the
 # question says exactly what form the answer takes: an instruction with code, the form docs
@@ -323,11 +325,15 @@ def score(
     # "Which release dropped Python 3.9?": the unit giving the question's own version, not
     # the one dropping 3.6, is about it; the version counts as one more word matched.
     asked = versions(question)
+    # "/chat returns 429": in a short question, a code it gives is what it is about (in a
+    # long one, its scene's numbers pull the lead: "my upsert answers 200 ... or 201").
+    given = codes(question) if len(question.split()) <= _SHORT_WORDS else frozenset()
     # A list of members the question does not ask for weighs nothing in any word's rarity.
     unasked = [_listing_not_asked(c.unit.text, question, wanted)
                or _reference_not_asked(c.unit.text, wanted) for c in cands]
     matched = [set() if off else
                c.terms & wanted | (asked & versions(c.unit.text) if asked else set())
+               | (given & codes(c.unit.text) if given else set())
                | _named_by_heading(c.unit.heading, wanted)
                for c, off in zip(cands, unasked, strict=True)]
     df = Counter(t for m in matched for t in m)

@@ -17,6 +17,7 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*[A-Za-z0-9_]|[A-Za-z0-9]")
 # A version ("3.9", "0.115.0"): `terms` keeps no digits-only word.
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w.]*\w)")
+_CODE_NUMBER = re.compile(r"(?<![\w.,])\d{3,}(?![\w.,]*\d)(?!\w)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+")
 _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b[A-Z]\.)$")
 # A company's name ends in "Co.", "Ltd." or "Inc.", and goes on when another such word, a
@@ -59,6 +60,11 @@ def terms(text: str) -> list[str]:
 def versions(text: str) -> frozenset[str]:
     """The versions `text` gives ("Python 3.9", "0.115.0")."""
     return frozenset(_VERSION.findall(text))
+
+
+def codes(text: str) -> frozenset[str]:
+    """The whole numbers of three digits or more `text` gives ("HTTP 429", "port 8000")."""
+    return frozenset(_CODE_NUMBER.findall(text))
 
 
 def sentences(text: str) -> list[str]:
