@@ -300,12 +300,7 @@ def _stated_for(
     # "Which TRAEFIK version does the proxy guide use?": a changelog's headings give the
     # docs' own product's versions, not another thing's the question names.
     own_version = any(doc_freq.get(w, 0) <= n_docs * _COMMON for w in named)
-    # "Node.js 18+", "Python 3": a major version right after the thing it is of ("Node 20"
-    # for Node.js).
-    spellings = {v for w in measure.words for v in (w, re.sub(r"\.?js$", "", w)) if v}
-    major = (re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(spellings)))
-                        + r")\s*v?\d+(?:\.\d+)*\+?(?![\w.])", re.I)
-             if measure.kind == "version" and measure.words else None)
+    major = _major_version(measure.words) if measure.kind == "version" else None
     for hit in hits:
         segments = _segments(hit.chunk.text)
         heading = hit.chunk.section_title or hit.chunk.title
@@ -332,6 +327,16 @@ def _stated_for(
                     subject or _covered(words, weight)):
                 return True
     return False
+
+
+def _major_version(words: Sequence[str]) -> re.Pattern[str] | None:
+    """A major version right after the thing it is of: "Node.js 18+", "Python 3" ("Node 20"
+    for Node.js); None when the question names no thing."""
+    spellings = {v for w in words for v in (w, re.sub(r"\.?js$", "", w)) if v}
+    if not spellings:
+        return None
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(spellings)))
+                      + r")\s*v?\d+(?:\.\d+)*\+?(?![\w.])", re.I)
 
 
 def _used(term: str, doc_freq: Mapping[str, int]) -> bool:
