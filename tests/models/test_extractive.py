@@ -157,6 +157,15 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
         "Where is the Chroma folder?")
     long = "Where do the answers of the offline model come from when no key is set?"
     assert condense_query(long, ["What is docent?"]) == long
+    # a short question naming a thing of its own with no capital is a new question: code or
+    # an address, words in quotes, a "what is X" with no "the"
+    for own in ["what does 0.0.0.0 mean", "what is solhint for", "what is a path operation",
+                'What is the difference between "fastapi dev" and "fastapi run"?']:
+        assert condense_query(own, ["How do I declare an optional query parameter?"]) == own
+    # ... but not a comparison, nor "the ..."
+    for leaning in ["What is faster?", "What's the default?", "what is the path in a url"]:
+        assert condense_query(leaning, ["How do I pick a server?"]) == (
+            f"How do I pick a server. {leaning}")
 
 
 def test_a_follow_up_is_answered_as_the_question_it_stands_for():

@@ -153,8 +153,9 @@ def condensed(question: str, earlier_questions: Sequence[str]) -> tuple[str, str
     pointer = _pointer(question)
     # A word pointing back, nothing else, or an ellipsis ("what about going faster?", "And
     # with Foundry?"): it asks about what the turn before asked about.
-    if (pointer is not None or len(terms(question)) <= 1 or _ELLIPTICAL.match(question)
-            or _definite_only(question)):
+    if (pointer is not None or _ELLIPTICAL.match(question)
+            or (not _names_its_own(question)
+                and (len(terms(question)) <= 1 or _definite_only(question)))):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
         subject = _subject(previous)
         moved = None if subject else _moved_to(earlier_questions[-1])
@@ -166,6 +167,27 @@ def condensed(question: str, earlier_questions: Sequence[str]) -> tuple[str, str
             return (_as_scene(previous), asked) if moved else ("", asked)
         return _as_scene(previous), question
     return "", question
+
+
+# What a short question names of its own, though it has no capital: code or an address
+# ("what does 0.0.0.0 mean"), words in quotes ('the difference between "fastapi dev" and
+# "fastapi run"'), or the thing a "what is X" question asks about, written with no "the"
+# ("what is solhint for", "what is a path operation"; not "What's the default?", nor a
+# comparison: "What is faster?").
+_OWN_NAMES = re.compile(
+    _CODE + r"|\d+(?:\.\d+)+|\"[^\"]+\"|“[^”]+”"
+    r"|^\s*(?:what\s+(?:is|are)|what'?s)\s+(?:an?\s+)?(?!(?:the|it|its|this|that|these|those"
+    r"|they|them|their|there|one|he|she|his|her|next|new|wrong|different|same|possible"
+    r"|more|less|left|missing|default|up|going)\b)(?![a-z]+(?:er|est)\b)[a-z][\w-]*",
+    re.I,
+)
+
+
+def _names_its_own(question: str) -> bool:
+    """Whether a question with at most one word of content, or naming its thing only as
+    "the ...", still names a thing of its own (`_OWN_NAMES`): a new question, not the
+    conversation's."""
+    return _OWN_NAMES.search(question) is not None
 
 
 def _definite_only(question: str) -> bool:
