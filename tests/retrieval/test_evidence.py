@@ -147,6 +147,14 @@ def test_a_number_under_a_money_column_states_money():
     assert not states_kind("money", "1 day — Slots: 40,000")
 
 
+def test_a_cost_given_as_a_share_states_money():
+    # "what does it cost them?" of unstaking early: a share of what they staked
+    assert states_kind("money", "Emergency unstake at the cost of 50% of their staked Tokens.")
+    assert states_kind("money", "Each swap takes a 0.3% fee.")
+    # a share of something else is no cost
+    assert not states_kind("money", "50% of the fees go to validators.")
+
+
 def test_a_table_row_reads_with_its_column_names():
     # The value check reads a pipe table's row as the answer shows it: "Somnia gas: 18560".
     table = ("| EVM Op | Ethereum gas | Somnia gas |\n| --- | --- | --- |\n"

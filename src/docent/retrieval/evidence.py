@@ -80,6 +80,10 @@ _STATED: dict[MeasureKind, re.Pattern[str]] = {
         r"[$€£¥]\s*\d|(?<![\w.])\d[\d,.]*\s*(?:[kKmMbB]\s+)?(?:[A-Z]{2,6}\b|usd\b|eur\b|dollars?\b"
         r"|cents?\b|gwei\b|wei\b|tokens?\b|gas\b)|\bfree\b|\bno\s+(?:cost|fee|charge)\b"
         r"|\bcosts?\s+nothing\b|\bat\s+no\s+cost\b"
+        # a cost as a share of what one holds: "at the cost of 50% of their staked Tokens",
+        # "a 0.3% fee"
+        r"|(?i:\b(?:costs?|fees?|penalty|charges?|price)\s+(?:of\s+)?\d[\d.]*\s*%"
+        r"|(?<![\w.])\d[\d.]*\s*%\s+(?:fees?|penalty|commission|charge)\b)"
         # a table's cell under a money column: "1 day — Gas Amount: 40,000"
         r"|(?i:\b(?:gas|fees?|price|cost|amount)(?:\s+(?:amount|cost|fee|price|used))?\s*:\s*)"
         r"[$€£¥]?\d"
