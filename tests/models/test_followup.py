@@ -36,6 +36,11 @@ EARLIER = ["What is the answer cache?"]
     # a long question naming its thing itself ("a large model ... unload it")
     "Where do I put code that loads a large model when the server starts and unloads it"
     " when it stops?",
+    # "instead" or "afterwards" of its own first clause; "such as" points at nothing
+    "What command runs my app locally with auto-reload, and what should I use in production"
+    " instead?",
+    "I impersonate the admin on my fork. How do I turn the impersonation off afterwards?",
+    "Which tools such as Docker can I use?",
 ])
 def test_a_question_of_its_own_is_asked_as_it_is(question):
     assert condense_query(question, EARLIER) == question
@@ -59,6 +64,12 @@ def test_a_question_of_its_own_is_asked_as_it_is(question):
     # a phrase, not a clause, comes first
     "Inside the endpoint function, how do I read the plain value out of it?",
     "Besides deploying with Docker, can I run it as a service?",  # Docker is not "it"
+    # "such a ...", or a question going on from the answer before
+    "How do I reject the connection from inside such a dependency?",
+    "So what happens to the part that doesn't go to validators?",
+    "What do I need to set up for write calls then?",
+    "What do the docs URLs respond with afterwards?",
+    "Can I use Redis instead?",
     # a long question whose named thing cannot be what "them" stands for
     "Our team is large and people keep typing them wrong, so how do I keep them the same?",
 ])

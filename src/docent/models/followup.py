@@ -20,7 +20,8 @@ from docent.models.text import terms
 # for websockets?"...
 _POINTER = re.compile(
     r"\b(?:it|its|this|that|these|those|they|them|their|there|ones?|he|she|his|her)\b"
-    r"|\b(?:an?|the)\s+(?:equivalent|counterpart|alternative)\b",
+    r"|\b(?:an?|the)\s+(?:equivalent|counterpart|alternative)\b"
+    r"|\bsuch\s+(?!as\b)(?:an?\s+)?\w",  # "from inside SUCH a dependency?"
     re.I,
 )
 # ... but not as a question of its own uses them: "Is THERE a tool...?", "a fake ONE",
@@ -110,6 +111,12 @@ _SHORT_WORDS = 10
 _COMPOUND = re.compile(r"\b\w+[-_]\w+")
 
 _ELLIPTICAL = re.compile(r"\s*(?:and|also|what\s+about|how\s+about|same\s+for)\b", re.I)
+# A question going on from the answer before: "SO what happens to the part that doesn't go
+# to validators?", "What do I need to set up for write calls THEN?", "What do the docs URLs
+# respond with AFTERWARDS?", "Can I use Redis INSTEAD?".
+_GOING_ON = re.compile(r"^\s*so\s+(?=(?:what|which|how|where|why|who|when|can|could|do|does"
+                       r"|is|are|should|will|would)\b)|\b(?:then|afterwards|after\s+that"
+                       r"|instead)\s*[?.!]*\s*$", re.I)
 
 
 # An earlier question that names what the conversation is about: "What is the Shannon
@@ -153,7 +160,7 @@ def condensed(question: str, earlier_questions: Sequence[str]) -> tuple[str, str
     pointer = _pointer(question)
     # A word pointing back, nothing else, or an ellipsis ("what about going faster?", "And
     # with Foundry?"): it asks about what the turn before asked about.
-    if (pointer is not None or _ELLIPTICAL.match(question)
+    if (pointer is not None or _ELLIPTICAL.match(question) or _goes_on(question)
             or (not _names_its_own(question)
                 and (len(terms(question)) <= 1 or _definite_only(question)))):
         previous = condense_query(earlier_questions[-1], earlier_questions[:-1])
@@ -188,6 +195,14 @@ def _names_its_own(question: str) -> bool:
     "the ...", still names a thing of its own (`_OWN_NAMES`): a new question, not the
     conversation's."""
     return _OWN_NAMES.search(question) is not None
+
+
+def _goes_on(question: str) -> bool:
+    """Whether `question` goes on from the answer before (`_GOING_ON`) in its one clause: in
+    "What command runs my app locally, and what should I use in production instead?" the
+    "instead" is its own first clause's."""
+    m = _GOING_ON.search(question)
+    return m is not None and not _clauses(question[: m.start()])
 
 
 def _definite_only(question: str) -> bool:
