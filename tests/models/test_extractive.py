@@ -160,6 +160,7 @@ def test_follow_up_questions_are_condensed_with_the_previous_one():
     # a short question naming a thing of its own with no capital is a new question: code or
     # an address, words in quotes, a "what is X" with no "the"
     for own in ["what does 0.0.0.0 mean", "what is solhint for", "what is a path operation",
+                "what is a router", "what is docker",
                 'What is the difference between "fastapi dev" and "fastapi run"?']:
         assert condense_query(own, ["How do I declare an optional query parameter?"]) == own
     # ... but not a comparison, nor "the ..."

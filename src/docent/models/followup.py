@@ -181,11 +181,14 @@ def condensed(question: str, earlier_questions: Sequence[str]) -> tuple[str, str
 # "fastapi run"'), or the thing a "what is X" question asks about, written with no "the"
 # ("what is solhint for", "what is a path operation"; not "What's the default?", nor a
 # comparison: "What is faster?").
+_COMPARING = (r"(?:better|best|worse|worst|more|less|least|most|(?:fast|quick|slow|easi|simpl"
+              r"|cheap|saf|big|bigg|small|larg|long|short|high|low|new|old|great|strong)(?:er|est))")
 _OWN_NAMES = re.compile(
     _CODE + r"|\d+(?:\.\d+)+|\"[^\"]+\"|“[^”]+”"
-    r"|^\s*(?:what\s+(?:is|are)|what'?s)\s+(?:an?\s+)?(?!(?:the|it|its|this|that|these|those"
-    r"|they|them|their|there|one|he|she|his|her|next|new|wrong|different|same|possible"
-    r"|more|less|left|missing|default|up|going)\b)(?![a-z]+(?:er|est)\b)[a-z][\w-]*",
+    r"|^\s*(?:what\s+(?:is|are)|what'?s)\s+(?:an?\s+[a-z]"
+    r"|(?!(?:the|it|its|this|that|these|those|they|them|their|there|one|he|she|his|her|next"
+    r"|new|wrong|different|same|possible|left|missing|default|up|going|" + _COMPARING
+    + r")\b)[a-z])",
     re.I,
 )
 
