@@ -336,7 +336,7 @@ _PHRASE_END = frozenset(
 )
 # "the default THREAD COUNT": a count of threads; not "other spellings count the same"
 _NOUN_COUNT = (r"\b(?:the|a|default|maximum|max|minimum|min|total|current)\s+(?:\w+\s+)?"
-               r"([a-z]\w+)\s+count\b")
+               r"([a-z]\w+)\s+count\b(?!\s+as\b)")  # not "when does a proposal COUNT AS passed"
 # "the max players a world can host", "the max batch of records": a count of players, records
 _MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:(?:number|batch)\s+of\s+)?"
                r"(?!(?:is|was|has|does|this|its|as|us|yes|plus)\b)([a-z]{2,}[a-rt-z]s)\b")
@@ -345,7 +345,7 @@ _MAX_PLURAL = (r"\b(?:max|maximum|min|minimum)\s+(?:(?:number|batch)\s+of\s+)?"
 _RATE = r"\b[a-z]{3,}s[\s-]+per[\s-]+(?:second|sec|minute|min|hour|day|block)\b"
 # Pieces of data, whose largest one or "how large" asks for a size.
 _DATA = (r"(?:message|payload|body|file|upload|request|response|record|chunk|document|page"
-         r"|image|blob|object|string|value|packet|batch|entry|log|cache|index|database)")
+         r"|image|blob|object|string|packet|batch|entry|log|cache|index|database)")
 # "How long can a QUESTION be?", "How long can the selected_text FIELD be?" ask for a length
 # of text, not a time; "How long can a cache entry be KEPT?" asks for a time.
 _TEXTS = (r"(?:question|prompt|query|name|title|text|password|input|description|label|line"

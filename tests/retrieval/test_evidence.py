@@ -514,6 +514,19 @@ def test_a_how_question_about_charging_less_asks_for_no_value():
     assert measure_of("What does Somnia charge for storage?") == Measure("money")
 
 
+def test_the_largest_value_allowed_is_no_size():
+    # "the largest value allowed" of a setting is a bare number ("is 600"), no data size
+    assert measure_of("What's the largest value allowed?") == Measure("number")
+    assert states("What's the largest value allowed?", "The largest allowed value is 600.")
+    assert measure_of("What is the largest file I can upload?").kind == "size"
+
+
+def test_counting_as_something_is_no_count():
+    # "when does a proposal COUNT AS passed": a verb, not "the proposal count"
+    assert measure_of("When does a proposal count as passed?") == Measure("number")
+    assert measure_of("What is the default thread count?").kind == "count"
+
+
 def test_a_value_inside_a_how_question_is_part_of_the_how():
     # "how do I work out HOW MUCH STT to send": the answer is the way, not a sum of STT.
     for question in (
