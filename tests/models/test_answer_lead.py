@@ -2322,3 +2322,19 @@ Templates are designed to be flexible and customizable, so you can adapt them to
 def test_a_label_with_one_link_leads_only_where_or_link_questions(question, leads_with_link):
     answer = compose_answer(question, parse_references(TEMPLATE_PAGE))
     assert lead_statement(answer).startswith("GitHub Repository:") is leads_with_link
+
+
+def test_a_name_and_its_version_joined_by_a_slash_is_one_term():
+    # "HTTP/2" is no bare "http": the statement naming it answers "Does Hypercorn support
+    # HTTP/2?", not one naming Hypercorn and an earlier passage's HTTP option.
+    assert "http/2" in terms("Does Hypercorn support HTTP/2?")
+    assert "http/1.1" in terms("It speaks HTTP/1.1 only.")
+    assert "api/v1" not in terms("Mount it under /api/v1.")
+    text = """[1] Behind a proxy (proxy.md)
+If you use Hypercorn, it also has the option `--root-path` for HTTP servers.
+
+[2] Servers (servers.md)
+Hypercorn: an ASGI server compatible with HTTP/2 and Trio among other features."""
+    answer = compose_answer("Does Hypercorn support HTTP/2?", parse_references(text),
+                            fake_vectors(["hypercorn"]))
+    assert lead_statement(answer).startswith("Hypercorn: an ASGI server compatible with HTTP/2")

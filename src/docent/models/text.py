@@ -25,6 +25,8 @@ _ABBREVIATION = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|Mr|Dr)\.|\b
 _COMPANY = re.compile(r"(?:\b(?i:co|ltd|inc|corp|llc|plc|gmbh)|(?<=[A-Za-z])(?:Co|CO))\.$")
 _NAME_GOES_ON = re.compile(r"(?:ltd|inc|corp|llc|plc|gmbh)\b|[(\[\"“,]", re.I)
 _REF_HEADER = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
+# A name and its version joined by a slash: "HTTP/2", "HTTP/1.1" (one term besides "http").
+_SLASH_VERSION = re.compile(r"(?<![\w/.])[A-Za-z]{2,}/\d+(?:\.\d+)?(?![\w/.]*\w)")
 
 
 def stem(word: str) -> str:
@@ -54,6 +56,7 @@ def terms(text: str) -> list[str]:
                 out.append(stem(low))
         if ("_" in raw or "-" in raw) and raw.lower() not in STOPWORDS:
             out.append(raw.lower())
+    out.extend(m.group(0).lower() for m in _SLASH_VERSION.finditer(text))
     return out
 
 
