@@ -22,7 +22,7 @@ from docent.intent import (
 from docent.models.compose import _bare_row, compose_answer
 from docent.models.scoring import candidates, echoes, gives_value, is_filler, versions_named
 from docent.models.text import parse_references, terms
-from docent.models.units import Unit
+from docent.models.units import Unit, referenced
 from tests.models.test_extractive import fake_vectors
 
 SETTINGS_PAGE = """[1] Configuration (configuration.md)
@@ -2338,3 +2338,21 @@ Hypercorn: an ASGI server compatible with HTTP/2 and Trio among other features."
     answer = compose_answer("Does Hypercorn support HTTP/2?", parse_references(text),
                             fake_vectors(["hypercorn"]))
     assert lead_statement(answer).startswith("Hypercorn: an ASGI server compatible with HTTP/2")
+
+
+def test_an_api_reference_line_leads_only_a_question_for_the_object():
+    # A reference page's "API reference: `x`." says where the object lives: it answers
+    # "where do I import it from?", not why the docs chose it or what it does.
+    text = """[1] OpenAPI docs (reference/openapi/docs.md)
+::: fastapi.openapi.docs.get_swagger_ui_html
+
+[2] Alternatives (alternatives.md)
+Swagger UI and ReDoc were chosen for being fairly popular and stable."""
+    refs = parse_references(text)
+    assert referenced(candidates(refs)[0].unit.text) == "fastapi.openapi.docs.get_swagger_ui_html"
+    why = compose_answer("Why did FastAPI go with Swagger UI for get_swagger_ui_html?", refs,
+                         fake_vectors(["swagger"]))
+    assert lead_statement(why).startswith("Swagger UI and ReDoc were chosen")
+    where = compose_answer("Where do I import get_swagger_ui_html from for Swagger UI?", refs,
+                           fake_vectors(["swagger"]))
+    assert lead_statement(where).startswith("API reference: `fastapi.openapi.docs.")

@@ -62,7 +62,7 @@ from docent.models.scoring import (
 )
 from docent.models.text import Reference, plain_heading, terms
 from docent.models.unit_vectors import AnswerVectors
-from docent.models.units import FENCE
+from docent.models.units import FENCE, referenced
 from docent.retrieval.bm25 import is_changelog
 from docent.retrieval.chunking import clean_for_embedding
 from docent.retrieval.evidence import TIMING_LINE, states_kind
@@ -268,6 +268,11 @@ def compose_parts(
 
     def bare_link(c: Candidate) -> bool:
         text = c.unit.text.strip()
+        if referenced(text) is not None:
+            # "API reference: `fastapi.security.HTTPBasic`." says where the object lives: it
+            # leads "where do I import it from?", "which class...?", not "what does it hand
+            # to my path operation?"
+            return not (link_wanted or _OBJECT_ASKED.search(question))
         m = _LINK_ONLY.fullmatch(text) or _PAGE_ENTRY.fullmatch(text)
         return m is not None and not (
             link_wanted or intent.kind == "name" and m["name"].lower() not in question.lower())
@@ -552,6 +557,8 @@ def compose_parts(
 
 
 _WHERE_ASKED = re.compile(r"\bwhere\b|\b(?:repo|repository|link)s?\b", re.I)
+# A question asking for an object of the code by where it lives or what it is.
+_OBJECT_ASKED = re.compile(r"\b(?:import\w*|class(?:es)?|module|submodule)\b", re.I)
 # A label and one link, nothing else ("GitHub Repository: [Full Stack FastAPI Template](...)");
 # not a link whose text is an address or a value ("EntryPoint v0.7: [0x0000...](...)").
 _LINK_ONLY = re.compile(r"[\w .'/-]{1,40}:\s*\[(?![^\]]*\d)(?P<name>[^\]]+)\]\([^)\s]+\)\.?")
