@@ -47,7 +47,8 @@ _THE_US = re.compile(
 
 def terms(text: str) -> list[str]:
     """Content words of `text`, stemmed, stopwords removed, in order; "usa" first when
-    `text` names the United States."""
+    `text` names the United States; a name and its version joined by a slash ("http/2")
+    last, besides the name's own word."""
     out = ["usa"] if _THE_US.search(text) else []
     for raw in _WORD.findall(text):
         for part in re.split(r"[_\-]", raw) if "_" in raw or "-" in raw else [raw]:
