@@ -362,6 +362,20 @@ def test_a_question_of_only_generic_words_is_fully_covered():
     assert coverage("how do I use it?", [], Counter(), 10) == 1.0
 
 
+def test_content_quoted_as_an_example_is_no_word_the_docs_must_cover():
+    # "...a file upload field, like 'the avatar image, max 2MB'?": the user's own text
+    hits = [Hit(CHUNKS[2], 0.6)]
+    n = len(CHUNKS)
+    plain = coverage("cleanup code after the response", hits, INDEX.doc_freq, n)
+    for example in ("like 'boiling point of mercury'", 'e.g. "boiling point of mercury"',
+                    "such as “boiling point of mercury”"):
+        asked = f"cleanup code after the response, {example}?"
+        assert coverage(asked, hits, INDEX.doc_freq, n) == plain == 1.0
+    # ... but not words in quotes that are what the question is about
+    assert coverage("what does 'boiling point of mercury' mean after the response?", hits,
+                    INDEX.doc_freq, n) < plain
+
+
 def test_emphasis_and_else_name_nothing_the_docs_must_cover():
     # "How does it relate EXACTLY? ... something ELSE?": the docs never need those words
     hits = [Hit(CHUNKS[2], 0.6)]

@@ -520,13 +520,20 @@ def without(question: str, words: Sequence[re.Match[str]]) -> str:
     return " ".join(question.split())
 
 
+# Content the user quotes as an example ("...for a file upload field, like 'the avatar
+# image, max 2MB'?"): theirs, not words the docs must use.
+_QUOTED_EXAMPLE = re.compile(r"\b(?:like|e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as)"
+                             r",?\s*[\"'“‘][^\"'”’\n]{1,80}[\"'”’]", re.I)
+
+
 def coverage(
     query: str, hits: Sequence[Hit], doc_freq: Mapping[str, int], n_docs: int,
     root_freq: Mapping[str, int] | None = None,
 ) -> float:
     """Weighted share (0..1) of the query's distinctive terms found in the hits (given
     `root_freq`, a term also counts as found, and weighs, in another derived form)."""
-    terms = {t for t in tokenize(query) if t not in GENERIC and not t.isdigit()}
+    terms = {t for t in tokenize(_QUOTED_EXAMPLE.sub(" ", query))
+             if t not in GENERIC and not t.isdigit()}
     if not terms:
         return 1.0
     rooted = root_freq is not None
