@@ -117,6 +117,16 @@ def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
                             "Kubernetes?", 3) == []
 
 
+def test_an_acronym_the_scene_spells_out_is_no_unknown_name(tmp_path, data_settings):
+    # "Django REST Framework was the go-to. Which companies use DRF?": the names are read
+    # from the part that asks, the spelled-out words from the whole question
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    retriever = _retriever(data_settings, embedder, min_coverage=0.0)
+    assert retriever.search("We used Zqx Turbo Mode before. How do I turn on ZTM?", 3)
+    assert retriever.search("How do I turn on ZTM?", 3) == []
+
+
 def test_a_built_in_feature_the_docs_never_name_is_refused(tmp_path, data_settings):
     # Every word is in the docs ("fast", "notes"), but "fast notes" is no thing they name,
     # so a question taking it for granted as built in cannot be answered.

@@ -295,6 +295,12 @@ def test_an_acronym_the_question_spells_out_is_known_as_its_words():
     assert names("We use Server Sent Events. Does SSE stream over HTTP/1.1?") == []
     assert names("Does SSE stream over HTTP/1.1?") == ["SSE"]
     assert names("We use Streaming Events. Does SSE stream?") == ["SSE"]  # initials differ
+    # ... in the scene before the part that asks, which is where the names are read
+    question = "Before that we used Server Sent Events. Which companies use SSE?"
+    asked = asked_part(question)
+    assert asked == "Which companies use SSE?"
+    assert unknown_names(asked, INDEX.doc_freq, INDEX.raw_words) == ["SSE"]
+    assert unknown_names(asked, INDEX.doc_freq, INDEX.raw_words, whole=question) == []
 
 
 def test_a_name_one_character_short_of_one_the_docs_use_is_known():

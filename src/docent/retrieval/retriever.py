@@ -354,10 +354,12 @@ class HybridRetriever:
         index = self.keyword_index(fingerprint)
         return states_value(query, hits, index.doc_freq, len(index.chunks), GENERIC)
 
-    def unknown_names(self, query: str, fingerprint: str | None = None) -> list[str]:
-        """Names in `query` the corpus never uses."""
+    def unknown_names(self, query: str, fingerprint: str | None = None,
+                      whole: str = "") -> list[str]:
+        """Names in `query` the corpus never uses (`whole`: the text it was taken from)."""
         index = self.keyword_index(fingerprint)
-        return unknown_names(query, index.doc_freq, index.raw_words, index.changelog_only)
+        return unknown_names(query, index.doc_freq, index.raw_words, index.changelog_only,
+                             whole)
 
     def unknown_shift(
         self, query: str, fingerprint: str | None = None, vector: np.ndarray | None = None
@@ -370,7 +372,7 @@ class HybridRetriever:
     def _unknown(self, query: str, fingerprint: str | None) -> Unknown:
         """What the refusal checks read of `query`: the names its asking part gives and the
         words it uses that the corpus never does (each only when its check is on)."""
-        names = (self.unknown_names(asked_part(query), fingerprint) if self.check_names
+        names = (self.unknown_names(asked_part(query), fingerprint, query) if self.check_names
                  else [])
         pointed = pointed_scene(query) if names else None
         if pointed is not None:

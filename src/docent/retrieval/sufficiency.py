@@ -178,11 +178,13 @@ def known_api_names(
 
 def unknown_names(
     question: str, doc_freq: Mapping[str, int], raw_words: Collection[str],
-    changelog_only: Changelog = _NO_CHANGELOG,
+    changelog_only: Changelog = _NO_CHANGELOG, whole: str = "",
 ) -> list[str]:
     """Names in `question` that the corpus never uses, as written or stemmed, outside its
     changelogs (`changelog_only`: what only those use); for a question asking which version
-    or release did something, a changelog's names count: it answers such questions."""
+    or release did something, a changelog's names count: it answers such questions.
+    `whole` is the text `question` was taken from (its scene too), where an acronym may be
+    spelled out ("Django REST Framework was the go-to. Which companies use DRF?")."""
     measure = measure_of(question)
     if measure is not None and measure.kind == "version":
         changelog_only = _NO_CHANGELOG
@@ -245,7 +247,7 @@ def unknown_names(
                          for w in raw_words):
             continue
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
-        if _spelled_out_in(word, question):
+        if _spelled_out_in(word, question) or _spelled_out_in(word, whole):
             continue
         # "MiCA" for the docs' "MiCAR", "SHA-256" for their "SHA2-256": a name one
         # character short of one the docs use is that name, written short.
