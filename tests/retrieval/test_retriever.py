@@ -25,6 +25,13 @@ def _corpus(tmp_path):
     return write_docs(tmp_path / "docs", files)
 
 
+def _ingested(tmp_path, settings):
+    """A random embedder, and `_corpus` ingested with it."""
+    embedder = RandomEmbedder()
+    ingest_path(_corpus(tmp_path), settings, embedder=embedder, progress=False)
+    return embedder
+
+
 def _retriever(settings, embedder, **kw):
     # Fake embedders carry no meaning, so the meaning-shift refusal is off unless asked for.
     kw.setdefault("max_unknown_shift", 2.0)
@@ -32,8 +39,7 @@ def _retriever(settings, embedder, **kw):
 
 
 def test_keywords_find_an_exact_identifier_that_vectors_miss(tmp_path, data_settings):
-    embedder = RandomEmbedder()
-    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    embedder = _ingested(tmp_path, data_settings)
     query = "How do I turn on ZQX_TURBO_MODE?"
     vector_only = _retriever(data_settings, embedder, keyword_weight=0.0, depth=3)
     assert "flags.md" not in [h.chunk.source_file for h in vector_only.search(query, 3)]
@@ -53,8 +59,7 @@ def test_a_slip_in_the_question_is_searched_as_the_docs_word(tmp_path, data_sett
 
 
 def test_every_score_is_the_clipped_cosine_similarity(tmp_path, data_settings):
-    embedder = RandomEmbedder()
-    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    embedder = _ingested(tmp_path, data_settings)
     retriever = _retriever(data_settings, embedder)
     query = "ZQX_TURBO_MODE fast path"
     hits = retriever.search(query, 5)
@@ -99,8 +104,7 @@ def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
 ):
     # "Kubernetes" is in no doc. Where it only describes the user's setup, the question is
     # still about ZQX_TURBO_MODE; where the question asks about it, the docs cannot answer.
-    embedder = RandomEmbedder()
-    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    embedder = _ingested(tmp_path, data_settings)
     retriever = _retriever(data_settings, embedder, min_coverage=0.0)
     assert retriever.search("My service runs on Kubernetes. How do I turn on ZQX_TURBO_MODE?", 3)
     assert retriever.search("How do I turn on ZQX_TURBO_MODE on Kubernetes?", 3) == []
@@ -120,8 +124,7 @@ def test_a_name_only_in_the_scene_before_the_question_is_the_users_own(
 def test_an_acronym_the_scene_spells_out_is_no_unknown_name(tmp_path, data_settings):
     # "Django REST Framework was the go-to. Which companies use DRF?": the names are read
     # from the part that asks, the spelled-out words from the whole question
-    embedder = RandomEmbedder()
-    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    embedder = _ingested(tmp_path, data_settings)
     retriever = _retriever(data_settings, embedder, min_coverage=0.0)
     assert retriever.search("We used Zqx Turbo Mode before. How do I turn on ZTM?", 3)
     assert retriever.search("How do I turn on ZTM?", 3) == []
@@ -130,8 +133,7 @@ def test_an_acronym_the_scene_spells_out_is_no_unknown_name(tmp_path, data_setti
 def test_a_built_in_feature_the_docs_never_name_is_refused(tmp_path, data_settings):
     # Every word is in the docs ("fast", "notes"), but "fast notes" is no thing they name,
     # so a question taking it for granted as built in cannot be answered.
-    embedder = RandomEmbedder()
-    ingest_path(_corpus(tmp_path), data_settings, embedder=embedder, progress=False)
+    embedder = _ingested(tmp_path, data_settings)
     retriever = _retriever(data_settings, embedder, min_coverage=0.0)
     assert retriever.search("How do I turn on the built-in fast path?", 3)
     assert retriever.search("How do I turn on the built-in fast notes?", 3) == []
