@@ -18,8 +18,9 @@ from docent.models.text import terms
 # Words that point back at the previous turn: "What chain ID does IT use?", "What's the
 # msg text in THAT error?", "the Spanish ONE", "anything in THERE?", "Is there AN EQUIVALENT
 # for websockets?"...
+_POINTING = "it|its|this|that|these|those|they|them|their|there|ones?|he|she|his|her"
 _POINTER = re.compile(
-    r"\b(?:it|its|this|that|these|those|they|them|their|there|ones?|he|she|his|her)\b"
+    rf"\b(?:{_POINTING})\b"
     r"|\b(?:an?|the)\s+(?:equivalent|counterpart|alternative)\b"
     r"|\bsuch\s+(?!as\b)(?:an?\s+)?\w",  # "from inside SUCH a dependency?"
     re.I,
@@ -186,9 +187,8 @@ _COMPARING = (r"(?:better|best|worse|worst|more|less|least|most|(?:fast|quick|sl
 _OWN_NAMES = re.compile(
     _CODE + r"|\d+(?:\.\d+)+|\"[^\"]+\"|“[^”]+”"
     r"|^\s*(?:what\s+(?:is|are)|what'?s)\s+(?:an?\s+[a-z]"
-    r"|(?!(?:the|it|its|this|that|these|those|they|them|their|there|one|he|she|his|her|next"
-    r"|new|wrong|different|same|possible|left|missing|default|up|going|" + _COMPARING
-    + r")\b)[a-z])",
+    rf"|(?!(?:the|{_POINTING}|next|new|wrong|different|same|possible|left|missing|default|up"
+    rf"|going|{_COMPARING})\b)[a-z])",
     re.I,
 )
 

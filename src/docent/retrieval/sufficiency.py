@@ -86,9 +86,10 @@ def _named_option(question: str, m: re.Match[str]) -> bool:
             and any(a.start() <= m.start() < a.end() for a in _YES_NO.finditer(question)))
 
 
-# A name given as an example is the user's own: "a path with slashes, e.g. home/notes.txt".
-_EXAMPLE = re.compile(r"\b(?:e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as),?\s*[\"'`(]*$",
-                      re.I)
+# Words that introduce an example, which is the user's own.
+_FOR_EXAMPLE = r"e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as"
+# A name given as an example: "a path with slashes, e.g. home/notes.txt".
+_EXAMPLE = re.compile(rf"\b(?:{_FOR_EXAMPLE}),?\s*[\"'`(]*$", re.I)
 # "run it on AWS or another provider": one of a kind the question asks about, an example.
 _OR_ANOTHER = re.compile(r"\s+or\s+(?:an?other|any\s+other|some\s+other|other)\b", re.I)
 # Inline code in a question, as markdown writes it.
@@ -524,8 +525,8 @@ def without(question: str, words: Sequence[re.Match[str]]) -> str:
 
 # Content the user quotes as an example ("...for a file upload field, like 'the avatar
 # image, max 2MB'?"): theirs, not words the docs must use.
-_QUOTED_EXAMPLE = re.compile(r"\b(?:like|e\.\s?g\.|eg\.|for\s+example|for\s+instance|such\s+as)"
-                             r",?\s*[\"'“‘][^\"'”’\n]{1,80}[\"'”’]", re.I)
+_QUOTED_EXAMPLE = re.compile(rf"\b(?:like|{_FOR_EXAMPLE}),?\s*[\"'“‘][^\"'”’\n]{{1,80}}[\"'”’]",
+                             re.I)
 
 
 def coverage(
