@@ -45,7 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_eval = sub.add_parser("eval", help="score retrieval and answers on a question set")
     p_eval.add_argument("--docs", type=Path, required=True, help="folder of markdown docs")
     p_eval.add_argument("--qa", type=Path, required=True, help="questions, one JSON a line")
-    p_eval.add_argument("--followups", type=Path, help="two-turn conversations (JSONL)")
+    p_eval.add_argument("--followups", type=Path,
+                        help="conversations of two or more turns, the last scored (JSONL)")
     p_eval.add_argument("--k", type=_top_k, default=5,
                         help="passages per search, 1 to 20 as a request's top_k (default 5)")
     p_eval.add_argument("--out", type=Path, help="write the JSON report here")

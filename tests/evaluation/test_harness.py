@@ -196,6 +196,51 @@ def test_follow_up_pairs_need_two_turns_and_an_id_defaults_to_the_line(tmp_path)
     assert load_questions(qa) == [{"id": "line 2", "question": "What is a widget?"}]
 
 
+async def test_a_conversation_asks_every_turn_with_the_ones_before_and_scores_the_last(
+    tmp_path, monkeypatch
+):
+    """Three turns: the third is asked with both earlier turns and their answers, and it is
+    the one scored; a blank later turn is a clear error, not a turn left out."""
+    from types import SimpleNamespace
+
+    from docent.evaluation import harness
+
+    asked: list[ChatTurn] = []
+
+    async def fake_ask(runtime, turn):
+        asked.append(turn)
+        n = len(asked)
+        answer = f"Answer {n} [1]." if n < 3 else "Set `WIDGETRON_CACHE_SIZE` to 0 [1]."
+        source = {"n": 1, "source_file": "guide/cache.md" if n == 3 else "index.md"}
+        return harness.Run(response={"response": answer, "sources": [source],
+                                     "exit_reason": "COMPLETED"},
+                           retrieved=[source["source_file"]], latency_ms=1.0)
+
+    monkeypatch.setattr(harness, "ask", fake_ask)
+    turns = ["What is Widgetron?", "Does it cache charts?", "How do I turn that off?"]
+    conversations = tmp_path / "fu.jsonl"
+    conversations.write_text(json.dumps({"id": "c-1", "turns": turns,
+                                         "gold_sources": ["guide/cache.md"],
+                                         "answer_keywords": ["WIDGETRON_CACHE_SIZE"]}) + "\n")
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("")
+    settings = SimpleNamespace(collection="c", effective_provider="extractive",
+                               chunk_max_tokens=256)
+    runtime = SimpleNamespace(settings=settings, model_id="m")
+    report = await harness.evaluate(runtime, EvalConfig(docs=tmp_path, qa=qa,
+                                                        followups=conversations))
+    assert [t.message for t in asked] == turns
+    assert [role for role, _ in asked[2].history] == ["user", "assistant"] * 2
+    assert asked[2].history[2:] == [("user", turns[1]), ("assistant", "Answer 2 [1].")]
+    (scored,) = report["followups"]
+    assert scored["turns"] == turns and scored["keyword_hit"] and scored["recall_at_5"]
+    assert scored["first_retrieved"] == ["index.md"]
+
+    conversations.write_text(json.dumps({"turns": [*turns[:2], " "]}) + "\n")
+    with pytest.raises(ValueError, match=r'line 1: "turns" must be a list of at least two'):
+        load_pairs(conversations)
+
+
 def test_a_question_without_a_type_is_not_shown_as_a_follow_up():
     from docent.evaluation.report import question_line
 

@@ -101,8 +101,8 @@ def load_questions(path: Path) -> list[Record]:
 
 
 def load_pairs(path: Path) -> list[Record]:
-    """Follow-up pairs: `"turns"`, at least two non-empty strings, and the same optional
-    fields as a question's."""
+    """Follow-up conversations: `"turns"`, at least two non-empty strings (the last is
+    scored), and the same optional fields as a question's."""
     return [_checked(path, n, q, {"turns": _turns}) for n, q in _numbered(path)]
 
 
@@ -111,7 +111,7 @@ def _text(value: Any) -> bool:
 
 
 def _turns(value: Any) -> bool:
-    return isinstance(value, list) and len(value) >= 2 and all(map(_text, value[:2]))
+    return isinstance(value, list) and len(value) >= 2 and all(map(_text, value))
 
 
 def _strings(value: Any) -> bool:
@@ -196,8 +196,10 @@ def _lead(resp: Record, item: Record) -> bool | None:
     return m.lead_has_keyword(resp["response"], keywords) if keywords else None
 
 
-def score_followup(item: Record, first: Run, second: Run) -> Record:
-    """The second turn's retrieval and answer, asked after the first in the same session."""
+def score_followup(item: Record, first: Run, second: Run, between: Sequence[Run] = ()
+                   ) -> Record:
+    """The last turn's (`second`) retrieval and answer, asked after the first and the turns
+    `between` them in the same session."""
     resp, gold = second.response, item.get("gold_sources", [])
     bad_cites = m.invalid_citations(resp["response"], resp["sources"])
     missing = m.missing_keywords(resp["response"], item.get("answer_keywords", []))
@@ -216,8 +218,9 @@ def score_followup(item: Record, first: Run, second: Run) -> Record:
         "keyword_hit": not missing,
         "missing_keywords": missing,
         "lead_has_keyword": _lead(resp, item),
-        "citations_valid": not bad_cites and not m.invalid_citations(
-            first.response["response"], first.response["sources"]
+        "citations_valid": not bad_cites and not any(
+            m.invalid_citations(run.response["response"], run.response["sources"])
+            for run in (first, *between)
         ),
         "invalid_citations": bad_cites,
         "latency_ms": second.latency_ms,
@@ -293,13 +296,15 @@ async def evaluate(
             on_record("question", scored[-1])
     scored_pairs: list[Record] = []
     for item in pairs:
-        first_q, second_q = item["turns"][:2]
-        first = await ask(runtime, ChatTurn(message=first_q, top_k=config.k))
-        history: list[tuple[Role, str]] = [
-            ("user", first_q), ("assistant", first.response["response"])
-        ]
-        second = await ask(runtime, ChatTurn(message=second_q, history=history, top_k=config.k))
-        scored_pairs.append(score_followup(item, first, second))
+        # Every turn in order, each with the ones before it and their answers; the last is
+        # scored.
+        runs: list[Run] = []
+        history: list[tuple[Role, str]] = []
+        for text in item["turns"]:
+            runs.append(await ask(runtime, ChatTurn(message=text, history=list(history),
+                                                    top_k=config.k)))
+            history += [("user", text), ("assistant", runs[-1].response["response"])]
+        scored_pairs.append(score_followup(item, runs[0], runs[-1], runs[1:-1]))
         if on_record:
             on_record("followup", scored_pairs[-1])
     return {

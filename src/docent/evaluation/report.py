@@ -17,8 +17,8 @@ TARGETS: list[tuple[str, str, bool, float]] = [
     ("citation_validity", "citations valid", True, 1.0),
     ("refusal_rate_unanswerable", "unanswerable refused", True, 0.90),
     ("false_refusal_rate", "answerable refused (false)", False, 0.05),
-    ("followup_recall_at_5", "follow-up recall@5 (turn 2)", True, 0.90),
-    ("followup_keyword_hit_rate", "follow-up keywords (turn 2)", True, 0.0),
+    ("followup_recall_at_5", "follow-up recall@5 (last turn)", True, 0.90),
+    ("followup_keyword_hit_rate", "follow-up keywords (last turn)", True, 0.0),
     ("followup_lead_keyword_rate", "follow-up first statement has a keyword", True, 0.0),
 ]
 
@@ -36,7 +36,8 @@ def question_header() -> str:
 
 
 def question_line(kind: str, r: dict[str, Any]) -> str:
-    """One compact line per question (kind "question") or follow-up pair (kind "followup")."""
+    """One compact line per question (kind "question") or follow-up conversation (kind
+    "followup")."""
     notes = []
     if r.get("missing_keywords"):
         notes.append("missing " + ", ".join(r["missing_keywords"]))
