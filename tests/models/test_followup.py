@@ -41,6 +41,9 @@ EARLIER = ["What is the answer cache?"]
     " instead?",
     "I impersonate the admin on my fork. How do I turn the impersonation off afterwards?",
     "Which tools such as Docker can I use?",
+    # "that" before a noun the question named already points at its own words
+    "How can I leave out of the response every field whose value equals the default, even"
+    " when that value was set explicitly?",
 ])
 def test_a_question_of_its_own_is_asked_as_it_is(question):
     assert condense_query(question, EARLIER) == question
@@ -70,6 +73,9 @@ def test_a_question_of_its_own_is_asked_as_it_is(question):
     "What do I need to set up for write calls then?",
     "What do the docs URLs respond with afterwards?",
     "Can I use Redis instead?",
+    # "that" opening a clause after a conjunction
+    "Once that limit is reached, which turn gets dropped?",
+    "If that fails, what do I do?",
     # a long question whose named thing cannot be what "them" stands for
     "Our team is large and people keep typing them wrong, so how do I keep them the same?",
 ])

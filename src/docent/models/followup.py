@@ -33,6 +33,9 @@ _POINTER = re.compile(
 _TO = r"(?:\s+[\w'-]+)?\s+to\b"
 # ("that" after these is the thing talked about: "How much gas does THAT cost for a day?")
 _TAKES_THAT = "does do did is was will would can in on for with of about from to by into"
+# ... and after a conjunction, opening its clause: "once THAT limit is reached", "if THAT
+# fails".
+_OPENS_WITH_THAT = "once when whenever if after before until while because since unless"
 # (a word of a thing named, not one of those: "a dependency THAT yields")
 _NOUN = r"(?!(?:" + _TAKES_THAT.replace(" ", "|") + r")\b)[\w.'-]+"
 # ("that" after these is asked about whatever follows: "Is THAT your default?")
@@ -43,7 +46,7 @@ _JUDGED = (r"(?:worth\s+\w+ing\s+(?=\w)|(?:a\s+)?(?:good|bad)\s+idea\s+to\b"
 _NOT_POINTING = re.compile(
     r"\b(?:is|are|was|were)\s+there\b|\bthere(?=\s+(?:is|are|was|were)\b|'s)"
     r"|\b(?:a|an)\s+(?:[\w-]+\s+)?ones?\b"
-    r"|" + "".join(rf"(?<!\b{w}\s)" for w in _TAKES_THAT.split())
+    r"|" + "".join(rf"(?<!\b{w}\s)" for w in (_TAKES_THAT + " " + _OPENS_WITH_THAT).split())
     + r"\bthat\b(?!\s*(?:,|ones?\b)|(?:\s+[\w'-]+){0,3}\s*(?:[?.!]|$))"
     rf"|\bit(?=\s+(?:costs?|takes?){_TO})"
     rf"|\b(?:(?:is|was)\s+it|it(?:\s+is|\s+was|'s))(?=\s+{_JUDGED})"
@@ -220,6 +223,7 @@ def _pointer(question: str) -> int | None:
     """Where `question` first points back at an earlier turn; None when it does not, or when
     what it points at is named in the question itself (see `_NAMES_A_THING`)."""
     masked = _NOT_POINTING.sub(lambda m: "_" * len(m.group(0)), question)
+    masked = _THAT_NOUN.sub(lambda m: _said_before(m, question), masked)
     counted = {m.end() for m in _ONE_POINTS.finditer(masked)}
     masked = _ONE.sub(lambda m: m.group(0) if m.end() in counted else "_" * len(m.group(0)),
                       masked)
@@ -240,6 +244,18 @@ def _pointer(question: str) -> int | None:
                                         and _names_one(own, found.group(0))):
         return None
     return found.start()
+
+
+# "that" before a noun: "...every field whose VALUE equals the default, even when THAT VALUE
+# was set explicitly" points at what the question itself named before.
+_THAT_NOUN = re.compile(r"\bthat\s+([A-Za-z][\w-]*)", re.I)
+
+
+def _said_before(that: re.Match[str], question: str) -> str:
+    """`that` masked when the question names its noun before it, else as it is."""
+    noun = set(terms(that.group(1)))
+    before = set(terms(question[: that.start()]))
+    return "_" * len(that.group(0)) if noun and noun <= before else that.group(0)
 
 
 def _names_one(clause: str, pronoun: str) -> bool:
