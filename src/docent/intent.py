@@ -134,9 +134,12 @@ def asks_how_often(question: str) -> bool:
 
 # "What's the web address of the Item Builder?", "Which WebSocket URL do I use...?",
 # "which website...": the thing asked for is where something is on the web.
-_URL_ASKED = re.compile(r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was)?\s+(?:the\s+|its\s+)?"
-                        r"(?:[\w-]+\s+){0,3}?(?:urls?|web\s?address(?:es)?|websites?"
-                        r"|web\s?pages?|links?|sites?)\b(?!\s+(?:path|between)\b)", re.I)
+_WEB_PLACE = r"(?:urls?|web\s?address(?:es)?|websites?|web\s?pages?|links?|sites?|homepage)"
+_URL_ASKED = re.compile(r"\b(?:what|which|where)(?:'s|\s+is|\s+are|\s+was)?\s+"
+                        r"(?:the\s+|its\s+)?(?:[\w'’.-]+\s+){0,3}?" + _WEB_PLACE
+                        + r"\b(?!\s+(?:path|between)\b)"
+                        # a terse request: "palmera docs link", "connectkit website?"
+                        r"|^\s*(?:[\w'’.-]+\s+){1,4}" + _WEB_PLACE + r"\s*\??\s*$", re.I)
 
 
 def asks_for_url(question: str) -> bool:

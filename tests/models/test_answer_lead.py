@@ -2067,6 +2067,10 @@ def test_a_statement_giving_a_url_leads_an_answer_asking_for_one():
     answer = compose_answer("What's the web address of the Item Builder tool?",
                             parse_references(elsewhere), vectors)
     assert lead_statement(answer).startswith("Item builder: A tool")
+    # asked where the link is, the same as asked for the web address
+    answer = compose_answer("Where's the item builder tool's link?",
+                            parse_references(ITEM_BUILDER), vectors)
+    assert lead_statement(answer).startswith("Click the item builder button")
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -2075,6 +2079,11 @@ def test_a_statement_giving_a_url_leads_an_answer_asking_for_one():
     ("Which website do the docs point you to?", True),
     ("At which URL are the sub-application's docs?", True),
     ("whats the default url", True),
+    # where it is, or a terse request naming only the thing and the link
+    ("Where's the builder link?", True),
+    ("ok, so where's Sequence's website?", True),
+    ("palmera docs link", True),
+    ("How do I share a link?", False),
     # a path in a URL, a link between things, a URL the user has
     ("If item_id is in the URL path, which one is the query?", False),
     ("What is the link between stake and rewards?", False),
