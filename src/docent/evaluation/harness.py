@@ -196,11 +196,11 @@ def _lead(resp: Record, item: Record) -> bool | None:
     return m.lead_has_keyword(resp["response"], keywords) if keywords else None
 
 
-def score_followup(item: Record, first: Run, second: Run, between: Sequence[Run] = ()
+def score_followup(item: Record, first: Run, last: Run, between: Sequence[Run] = ()
                    ) -> Record:
-    """The last turn's (`second`) retrieval and answer, asked after the first and the turns
-    `between` them in the same session."""
-    resp, gold = second.response, item.get("gold_sources", [])
+    """The last turn's retrieval and answer, asked after the first and the turns `between`
+    them in the same session."""
+    resp, gold = last.response, item.get("gold_sources", [])
     bad_cites = m.invalid_citations(resp["response"], resp["sources"])
     missing = m.missing_keywords(resp["response"], item.get("answer_keywords", []))
     return {
@@ -211,10 +211,10 @@ def score_followup(item: Record, first: Run, second: Run, between: Sequence[Run]
         "first_retrieved": first.retrieved,
         "exit_reason": resp["exit_reason"],
         "refused": m.is_refusal(resp),
-        "retrieved": second.retrieved,
+        "retrieved": last.retrieved,
         "cited": [s["source_file"] for s in resp["sources"]],
-        "gold_rank": m.first_gold_rank(second.retrieved, gold, 10),
-        "recall_at_5": m.recall_at(second.retrieved, gold, 5),
+        "gold_rank": m.first_gold_rank(last.retrieved, gold, 10),
+        "recall_at_5": m.recall_at(last.retrieved, gold, 5),
         "keyword_hit": not missing,
         "missing_keywords": missing,
         "lead_has_keyword": _lead(resp, item),
@@ -223,7 +223,7 @@ def score_followup(item: Record, first: Run, second: Run, between: Sequence[Run]
             for run in (first, *between)
         ),
         "invalid_citations": bad_cites,
-        "latency_ms": second.latency_ms,
+        "latency_ms": last.latency_ms,
         "response": resp["response"],
     }
 
