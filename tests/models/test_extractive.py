@@ -275,6 +275,17 @@ def test_docs_builder_directives_and_link_only_lines_are_not_units():
         "The limit is per run."]
 
 
+def test_an_endpoints_method_and_path_is_a_unit_though_short():
+    # A crawled API reference: the bold title and the content type stay labels.
+    body = ("Endpoints\n\n**Single File Contract Verification**\n\n"
+            "POST `/api/contract/verify/single-file`\n\nContent Type: `application/json`\n\n"
+            "Description: Verify a smart contract using a single Solidity source file.\n\n"
+            "Request Body\n")
+    assert [u.text for u in split_units(body)] == [
+        "POST `/api/contract/verify/single-file`",
+        "Description: Verify a smart contract using a single Solidity source file."]
+
+
 def test_table_rows_and_list_items_are_units_of_their_own():
     body = (
         "| Setting | Default |\n|---|---|\n| `MAX_TURNS` | 6 |\n| `MAX_TOOL_CALLS` | 3 |\n\n"

@@ -27,7 +27,7 @@ from docent.retrieval.types import Chunk
 # Bump when chunking (`docent.retrieval.chunking`), `split_units` or the way vectors are
 # made changes: stores written by another version are re-chunked and re-embedded by the
 # next ingestion (see docent.ingest).
-UNITS_VERSION = 33
+UNITS_VERSION = 34
 
 _WORD = re.compile(r"\w+")
 # How far past the previous unit the next one may start, in words (chrome, headings and

@@ -193,10 +193,16 @@ def _untable(text: str) -> str:
     return re.sub(r"\s{2,}", " ", text)
 
 
+# An API reference's endpoint line, "POST `/api/contract/verify/single-file`": short, and
+# what the section documents.
+_ENDPOINT = re.compile(r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+`?/\S*`?")
+
+
 def _is_label(text: str) -> bool:
-    """A short line without a sentence's end, such as a table cell or a caption."""
+    """A short line without a sentence's end, such as a table cell or a caption (not an
+    endpoint's method and path)."""
     return (len(text.split()) < 4 and not text.rstrip("*_`").endswith((".", "!", ":"))
-            and not _LABELLED.match(text))
+            and not _LABELLED.match(text) and not _ENDPOINT.fullmatch(text.strip()))
 
 
 # What reads as noise in a quote: a crawl's empty link after a URL ("<https://mml.io/...>[](
