@@ -219,6 +219,18 @@ def _definite_only(question: str) -> bool:
             and _NAME.search(question) is None and _COMPOUND.search(question) is None)
 
 
+# "that" before a noun: "...every field whose VALUE equals the default, even when THAT VALUE
+# was set explicitly" points at what the question itself named before.
+_THAT_NOUN = re.compile(r"\bthat\s+([A-Za-z][\w-]*)", re.I)
+
+
+def _said_before(that: re.Match[str], question: str) -> str:
+    """`that` masked when the question names its noun before it, else as it is."""
+    noun = set(terms(that.group(1)))
+    before = set(terms(question[: that.start()]))
+    return "_" * len(that.group(0)) if noun and noun <= before else that.group(0)
+
+
 def _pointer(question: str) -> int | None:
     """Where `question` first points back at an earlier turn; None when it does not, or when
     what it points at is named in the question itself (see `_NAMES_A_THING`)."""
@@ -244,18 +256,6 @@ def _pointer(question: str) -> int | None:
                                         and _names_one(own, found.group(0))):
         return None
     return found.start()
-
-
-# "that" before a noun: "...every field whose VALUE equals the default, even when THAT VALUE
-# was set explicitly" points at what the question itself named before.
-_THAT_NOUN = re.compile(r"\bthat\s+([A-Za-z][\w-]*)", re.I)
-
-
-def _said_before(that: re.Match[str], question: str) -> str:
-    """`that` masked when the question names its noun before it, else as it is."""
-    noun = set(terms(that.group(1)))
-    before = set(terms(question[: that.start()]))
-    return "_" * len(that.group(0)) if noun and noun <= before else that.group(0)
 
 
 def _names_one(clause: str, pronoun: str) -> bool:

@@ -184,8 +184,9 @@ def unknown_names(
     """Names in `question` that the corpus never uses, as written or stemmed, outside its
     changelogs (`changelog_only`: what only those use); for a question asking which version
     or release did something, a changelog's names count: it answers such questions.
-    `whole` is the text `question` was taken from (its scene too), where an acronym may be
-    spelled out ("Django REST Framework was the go-to. Which companies use DRF?")."""
+    `whole` is the text `question` was taken from (its scene too, so it holds `question`),
+    where an acronym may be spelled out ("Django REST Framework was the go-to. Which
+    companies use DRF?")."""
     measure = measure_of(question)
     if measure is not None and measure.kind == "version":
         changelog_only = _NO_CHANGELOG
@@ -248,7 +249,7 @@ def unknown_names(
                          for w in raw_words):
             continue
         # "Who created DRF?" after "Django REST Framework": an acronym the question spells out.
-        if _spelled_out_in(word, question) or _spelled_out_in(word, whole):
+        if _spelled_out_in(word, whole or question):
             continue
         # "MiCA" for the docs' "MiCAR", "SHA-256" for their "SHA2-256": a name one
         # character short of one the docs use is that name, written short.
