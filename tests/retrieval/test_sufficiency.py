@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -500,6 +501,31 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     assert asks("Does cleanup code reload itself? Is there an ambassador option?")
     assert asks("is there any ambassador setting for cleanup code")
     assert not asks("Is there an option for cleanup code in the ambassador program?")
+
+
+def test_a_name_a_question_offers_as_its_guess_at_the_answer_is_what_it_asks_for():
+    from docent.retrieval.sufficiency import asks_for_unknown
+
+    def asks(question: str) -> bool:
+        return asks_for_unknown(question, list(re.finditer(r"Ambassador\w*|AMBASSADOR\w*|"
+                                                           r"\w+\.on_\w+", question)))
+
+    # "Which environment variable turns on debug mode, something like FASTAPI_DEBUG?":
+    # docs that never name it cannot say it is the one
+    assert asks("Which setting streams cleanup code, something like AMBASSADOR_STREAM?")
+    assert asks("Does cleanup code run on hosts such as Ambassador Cloud?")
+    assert asks("Our backend streams files. Is there a hook, like @main.on_ambassador, "
+                "that runs after cleanup code?")
+    # ... read whole though its dot was taken for the end of the asking sentence
+    assert names("Is there a hook, like @main.on_ambassador, that runs after cleanup?") == [
+        "main.on_ambassador"]
+    # not a use given as an example, nor a name in the scene before the question, nor in a
+    # how-to or why question
+    assert not asks("Which tag shows text in a world, like an Ambassador's scoreboard?")
+    assert not asks("We name settings in caps like AMBASSADOR_URL. Will the fields match?")
+    assert not asks("How do I run cleanup code on hosts like Ambassador Cloud?")
+    assert not asks("Why does cleanup code use HTTP/1.1 rather than a protocol like "
+                    "AmbassadorRPC?")
 
 
 def test_a_camel_case_name_a_passage_writes_as_words_is_spelled_apart():

@@ -192,6 +192,7 @@ def unknown_names(
         changelog_only = _NO_CHANGELOG
     unknown = []
     code = [span.span(1) for span in _CODE_SPAN.finditer(question)]
+    guessed = _guesses(question)
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
         if _own_code(question, m, code, doc_freq, raw_words, changelog_only):
@@ -203,7 +204,9 @@ def unknown_names(
         if not (
             _looks_like_a_name(word, at_sentence_start=at_sentence_start)
             or "_" in word.strip("_") and (_ends_at(_ASKED_IDENTIFIER, question, m.start())
-                                           or _named_option(question, m))
+                                           or _named_option(question, m)
+                                           # "...a hook, like @app.on_disconnect?"
+                                           or any(a <= m.start() < b for a, b in guessed))
         ) or _in_passing(word, question, m):
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
@@ -484,6 +487,17 @@ _QUESTION_SENTENCE = re.compile(r"(?:^|(?<=[.!?]\s))[^.?!]*\?")
 _TOOL = re.compile(r"\b(?:via|through|using)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)", re.I)
 
 
+# ... and, in a yes/no question or one asking which or what, the name it offers as its
+# guess at what it asks for ("Which environment variable turns on debug mode, something
+# LIKE FASTAPI_DEBUG?", "Does it support VR headsets SUCH AS OCULUS Quest?"): docs that
+# never name it cannot say it is the one. (Not in a scene the question sets before it:
+# "We name env vars in caps like DATABASE_URL. Will the fields match?")
+# A name: "like a scoreboard" gives a use, not a guess at the tag asked for.
+_GUESSED = re.compile(r"\b(?:[Ll]ike|[Ss]uch\s+as)\s+[\"'`(]*@?"
+                      r"((?=[\w.$/-]*[A-Z0-9_.$])[\w$][\w.$/-]*)")
+_WHICH_ASKED = re.compile(r"\s*(?:[^,?.]{3,80},\s*)?(?:which|what)\b", re.I)
+
+
 # A query typed as a few words, no sentence ending: "deploy a validator with terraform".
 _TERSE = re.compile(r"\s*[^.?!\s]+(?:\s+[^.?!\s]+){0,7}\s*")
 
@@ -510,11 +524,24 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     asked += [means.span(1) for asking, named in ((_YES_NO, _MEANS), (_QUESTION_SENTENCE, _TOOL))
               for ask in asking.finditer(question)
               for means in named.finditer(question, ask.start(), ask.end())]
+    asked += _guesses(question)
     if _TERSE.fullmatch(question):
         # "deploy fastapi with terraform": a query typed as keywords asks through what
         asked += [means.span(1) for means in _MEANS.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked)
+
+
+def _guesses(question: str) -> list[tuple[int, int]]:
+    """Where `question` offers a name as its guess at what it asks for (`_GUESSED`): one
+    the asking sentence introduces, read whole though it holds a dot the sentence was
+    taken to end at ("like @app.on_disconnect")."""
+    return [guess.span(1)
+            for ask in [*_YES_NO.finditer(question),
+                        *(s for s in _QUESTION_SENTENCE.finditer(question)
+                          if _WHICH_ASKED.match(s.group()))]
+            for guess in _GUESSED.finditer(question, ask.start())
+            if guess.start() < ask.end()]
 
 
 def without(question: str, words: Sequence[re.Match[str]]) -> str:
