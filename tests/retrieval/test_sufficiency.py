@@ -524,8 +524,29 @@ def test_a_name_a_question_offers_as_its_guess_at_the_answer_is_what_it_asks_for
     assert not asks("Which tag shows text in a world, like an Ambassador's scoreboard?")
     assert not asks("We name settings in caps like AMBASSADOR_URL. Will the fields match?")
     assert not asks("How do I run cleanup code on hosts like Ambassador Cloud?")
-    assert not asks("Why does cleanup code use HTTP/1.1 rather than a protocol like "
-                    "AmbassadorRPC?")
+    # a guess is never a name in passing, not even a header named as custom ones are
+    assert names("Which header says how many requests are left, like X-Ambassador-Left?") == [
+        "X-Ambassador-Left"]
+    assert names("Our client sends X-Ambassador-Left. Which header says how many are left?") == []
+
+
+def test_a_why_question_asks_why_not_the_other_thing_it_names():
+    from docent.retrieval.sufficiency import asks_for_unknown
+
+    def asks(question: str, unknown: str) -> bool:
+        return asks_for_unknown(question, list(re.finditer(re.escape(unknown), question)))
+
+    # "Why did FastAPI go with Pydantic rather than msgspec?": docs that never name the
+    # other cannot say why not it
+    assert asks("Why does cleanup code use JWT rather than ambassadorjs?", "ambassadorjs")
+    assert asks("Why do the docs stream over HTTP/1.1 instead of an older protocol like "
+                "AMB2?", "AMB2")
+    assert asks("In the guide, why is cleanup code run instead of `amb_run`?", "amb_run")
+    # a plain English word is the user's way of putting it; elsewhere in the question, or
+    # in a question that is no why question, the name is not the other thing
+    assert not asks("Why do the docs call it an advantage rather than a nuisance?", "nuisance")
+    assert not asks("Why does ambassadorjs run cleanup code instead of JWT?", "ambassadorjs")
+    assert not asks("Can I use JWT rather than ambassadorjs?", "ambassadorjs")
 
 
 def test_a_camel_case_name_a_passage_writes_as_words_is_spelled_apart():

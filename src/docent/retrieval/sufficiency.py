@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import lru_cache
 
@@ -45,6 +46,7 @@ from docent.retrieval.bm25 import EXTENSIONS, RAW_WORD, Changelog, root, stem, t
 from docent.retrieval.chunking import embedding_text
 from docent.retrieval.shorthand import SHORTHAND as _SHORTHAND
 from docent.retrieval.shorthand import spelled_out
+from docent.retrieval.spelling import is_english
 from docent.retrieval.types import WARM_CHUNKS, Chunk, Hit
 
 # Words that shape a question but never name its subject.
@@ -192,7 +194,8 @@ def unknown_names(
         changelog_only = _NO_CHANGELOG
     unknown = []
     code = [span.span(1) for span in _CODE_SPAN.finditer(question)]
-    guessed = _guesses(question)
+    guessed = sorted(_guesses(question))
+    guess_starts = [a for a, _ in guessed]
     for m in RAW_WORD.finditer(question):
         word = m.group(0)
         if _own_code(question, m, code, doc_freq, raw_words, changelog_only):
@@ -201,13 +204,16 @@ def unknown_names(
             unknown.append(word)
             continue
         at_sentence_start = bool(_ends_at(_SENTENCE_START, question, m.start()))
+        # A guess at the answer is a name, never one in passing ("Which headers tell how
+        # many requests are left, like X-RateLimit-Remaining?": not the user's own header).
+        at = bisect_right(guess_starts, m.start()) - 1
+        guess = at >= 0 and m.start() < guessed[at][1]
         if not (
             _looks_like_a_name(word, at_sentence_start=at_sentence_start)
             or "_" in word.strip("_") and (_ends_at(_ASKED_IDENTIFIER, question, m.start())
                                            or _named_option(question, m)
-                                           # "...a hook, like @app.on_disconnect?"
-                                           or any(a <= m.start() < b for a, b in guessed))
-        ) or _in_passing(word, question, m):
+                                           or guess)  # "...a hook, like @app.on_disconnect?"
+        ) or _in_passing(word, question, m) and not guess:
             continue
         # "saved as Latin-1, not UTF-8": what the user has, set against a thing the docs
         # name; their answer about that thing is the answer.
@@ -495,7 +501,20 @@ _TOOL = re.compile(r"\b(?:via|through|using)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
 # A name: "like a scoreboard" gives a use, not a guess at the tag asked for.
 _GUESSED = re.compile(r"\b(?:[Ll]ike|[Ss]uch\s+as)\s+[\"'`(]*@?"
                       r"((?=[\w.$/-]*[A-Z0-9_.$])[\w$][\w.$/-]*)")
+_MAX_GUESS = 80  # characters a guessed name may run on past where its sentence seemed to end
 _WHICH_ASKED = re.compile(r"\s*(?:[^,?.]{3,80},\s*)?(?:which|what)\b", re.I)
+
+
+# "Why did FastAPI go with Pydantic rather than MSGSPEC?": a why question asks why one thing
+# and not the other; docs that never name the other cannot say why not it. The other is
+# the last word before the sentence ends ("...rather than an asymmetric algorithm like
+# RS256?"); a plain English word there ("rather than a NUISANCE", "instead of just GLUING
+# together...") is the user's way of putting it, not a thing the docs should name.
+# (A dot inside a word, "HTTP/1.1", "Python 3.10", ends no sentence.)
+_WHY_NOT = re.compile(r"(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:why|how\s+come)\b"
+                      r"(?:[^?.]|\.(?=\S))*?\b(?:rather\s+than|instead\s+of|as\s+opposed\s+to)\s+"
+                      r"(?:[^?.,;]|\.(?=\S))*?"
+                      r"[`'\"]?([\w$@][\w.$@-]*?)[`'\"]?\s*(?:[?!;,]|\.(?:\s|$)|$)", re.I)
 
 
 # A query typed as a few words, no sentence ending: "deploy a validator with terraform".
@@ -528,8 +547,11 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     if _TERSE.fullmatch(question):
         # "deploy fastapi with terraform": a query typed as keywords asks through what
         asked += [means.span(1) for means in _MEANS.finditer(question)]
+    other = [why.span(1) for why in _WHY_NOT.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
-               for m in unknown for a, b in asked)
+               for m in unknown for a, b in asked) or any(
+        a <= m.start() < b and not (m.group().islower() and is_english(m.group()))
+        for m in unknown for a, b in other)
 
 
 def _guesses(question: str) -> list[tuple[int, int]]:
@@ -540,7 +562,7 @@ def _guesses(question: str) -> list[tuple[int, int]]:
             for ask in [*_YES_NO.finditer(question),
                         *(s for s in _QUESTION_SENTENCE.finditer(question)
                           if _WHICH_ASKED.match(s.group()))]
-            for guess in _GUESSED.finditer(question, ask.start())
+            for guess in _GUESSED.finditer(question, ask.start(), ask.end() + _MAX_GUESS)
             if guess.start() < ask.end()]
 
 
