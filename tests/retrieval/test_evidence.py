@@ -24,7 +24,8 @@ FREQ = {"node": 5, "run": 30, "full": 8, "disk": 2, "space": 3, "validator": 10,
         "longer": 3, "first": 8, "templat": 3, "registration": 2, "claim": 3, "name": 4,
         "user": 9, "stop": 4, "proposal": 3, "open": 4, "vote": 3, "vot": 3, "declar": 3,
         "bunch": 1, "cooky": 2, "cooki": 2, "model": 8, "self": 1, "shannon": 2,
-        "testnet": 6, "stt": 5, "thread": 4, "delegator": 3, "delegat": 4}
+        "testnet": 6, "stt": 5, "thread": 4, "delegator": 3, "delegat": 4, "try": 1, "trie": 1,
+        "replica": 30, "redis": 30}
 
 
 def hit(text: str, section: str = "Guide") -> Hit:
@@ -427,6 +428,9 @@ def test_a_word_is_there_whichever_ending_it_lost():
     # "cookie" stems to "cooki", "cookies" to "cooky"; "a bunch of" says how many, not what
     assert states("From which release can I declare a bunch of cookies as one model?",
                   "Cookie models are supported since version 0.115.0.")
+    # a short word's "tries" stems to "trie", "try" to itself
+    assert states("While Redis is down, how often does a replica try Redis again?",
+                  "While Redis is down, a replica tries Redis again at most once a second.")
 
 
 def test_an_argument_is_a_parameter_and_no_longer_is_frame():

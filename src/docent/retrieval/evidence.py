@@ -453,9 +453,10 @@ def _covered(words: set[str], weight: Mapping[str, float]) -> bool:
 
 def _said(term: str, words: set[str]) -> bool:
     """Whether `words` hold `term`, or its stem before the stemmer took its ending:
-    "voting" stems to "vot", "votes" to "vote"; "cookie" to "cooki", "cookies" to "cooky"."""
+    "voting" stems to "vot", "votes" to "vote"; "cookie" to "cooki", "cookies" to "cooky";
+    a short word's "tries" to "trie", "try" to itself."""
     return (term in words or term[-1:] == "e" and term[:-1] in words
-            or term[-1:] == "y" and f"{term[:-1]}i" in words)
+            or term[-1:] == "y" and (f"{term[:-1]}i" in words or f"{term[:-1]}ie" in words))
 
 
 # "`DOCENT_REDIS_TIMEOUT_SECONDS` — `0.5`", "TIMEOUT_MS=2.5": a decimal set to a name that
