@@ -342,6 +342,11 @@ Closing the store flushes its log. With the client, call `store.close()` at exit
     "Jump to the [`Dockerfile` below 👇](#build-a-docker-image).",
     "Welcome to the **Example Developer FAQ**! This guide is designed for developers.",
     "By following this tutorial, you'll implement industry-standard security measures.",
+    # what an FAQ page says of itself
+    "This comprehensive FAQ covers everything you need to know about the network.",
+    "This FAQ is regularly updated with the latest information about the network.",
+    "For the most current technical details, always refer to the official documentation.",
+    "Whether you're new or experienced, you'll find answers to common questions here.",
 ])
 def test_sentences_about_the_docs_are_filler(text):
     assert is_filler(text)
@@ -366,6 +371,9 @@ def test_sentences_about_the_docs_are_filler(text):
     "The cursor jumps to the next field when the form is valid.",
     "The welcome message greets each new member of the server.",
     "By following the redirect, the client reaches the new address.",
+    # the latest of something the product has, and what it updates
+    "For the latest release, run `pip install -U example`.",
+    "This field is updated on every request.",
 ])
 def test_statements_about_the_product_are_not_filler(text):
     assert not is_filler(text)

@@ -64,9 +64,12 @@ _CODE_WORD = re.compile(r"`[^`]+`|\b\w+[_.]\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]
 _FILLER_RE = re.compile(
     r"^(?:in|on|throughout)\s+this\s+(?:page|guide|section|tutorial|article|chapter|document"
     r"|example|post|walkthrough)\b"
-    r"|^this\s+(?:page|guide|section|tutorial|article|chapter|document|walkthrough)\s+"
+    # ("This comprehensive FAQ covers everything...", "This FAQ is regularly updated...")
+    r"|^this\s+(?:(?:comprehensive|complete|short|quick|brief)\s+)?(?:page|guide|section"
+    r"|tutorial|article|chapter|document|walkthrough|faq)\s+"
     r"(?:shows|explains|describes|covers|lists|walks|will|is\s+about|contains|gives|helps"
-    r"|introduces|outlines|provides|demonstrates)\b"
+    r"|introduces|outlines|provides|demonstrates"
+    r"|is\s+(?:regularly\s+|frequently\s+|continuously\s+|constantly\s+)?updated)\b"
     # "Whether you're bridging stablecoins..., this guide will walk you through...", "This
     # guide teaches developers how to...", "This comprehensive guide teaches developers..."
     r"|\bthis\s+(?:[\w-]+\s+){0,2}?(?:page|guide|section|tutorial|article|walkthrough)\s+"
@@ -83,6 +86,8 @@ _FILLER_RE = re.compile(
     r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:see|learn|read|find\s+out)\s+(?:how|what|why|which"
     r"|more|later|below|about|in|that|this|these|all)\b"
     r"|\b(?:you|we)(?:'ll|\s+will)\s+(?:learn|read|find\s+out)\b"
+    # "...you'll find answers to common questions about Somnia": what a page offers
+    r"|\byou(?:['’]ll|\s+will)\s+find\s+answers\b"
     r"|\bi(?:'ll|\s+will)\s+(?:also\s+)?(?:show|tell|explain|teach)\b"
     r"|\b(?:in|on)\s+the\s+(?:next|previous|following|last)\s+(?:chapters?|sections?|pages?|parts?)\b"
     r"|\blater\s+in\s+(?:this|the)\s+(?:[\w-]+\s+)?(?:chapter|section|page|tutorial|guide|docs)\b"
@@ -93,6 +98,9 @@ _FILLER_RE = re.compile(
     r"|^(?:read|see|check|refer\s+to|follow|consult)\s+\["
     r"|^(?:visit|head\s+(?:over\s+)?to)\s+\[(?![^\]]*\]\(https?://)"
     r"|^for\s+(?:more|further|additional|full)\s+(?:details|information|info|examples)\b"
+    # "For the most current technical details, always refer to the official documentation"
+    r"|^for\s+the\s+(?:most\s+(?:current|recent|up[\s-]to[\s-]date)|latest)\s+(?:[\w-]+\s+)?"
+    r"(?:details|information|info)\b"
     # a pointer within the page ("Jump to the [`Dockerfile` below 👇](#build-...)") or a
     # greeting ("Welcome to the Somnia Network Developer FAQ!")
     r"|^(?:jump|skip)\s+(?:straight\s+|right\s+)?to\b|^welcome\s+to\b"
