@@ -522,6 +522,9 @@ def test_a_name_a_question_offers_as_its_guess_at_the_answer_is_what_it_asks_for
     # not a use given as an example, nor a name in the scene before the question, nor in a
     # how-to or why question
     assert not asks("Which tag shows text in a world, like an Ambassador's scoreboard?")
+    # the dot ending a sentence makes no word a name
+    ended = "Is there cleanup code like ambassadors. Does it run?"
+    assert not asks_for_unknown(ended, list(re.finditer("ambassadors", ended)))
     assert not asks("We name settings in caps like AMBASSADOR_URL. Will the fields match?")
     assert not asks("How do I run cleanup code on hosts like Ambassador Cloud?")
     # a guess is never a name in passing, not even a header named as custom ones are
@@ -545,6 +548,9 @@ def test_a_why_question_asks_why_not_the_other_thing_it_names():
     # a plain English word is the user's way of putting it; elsewhere in the question, or
     # in a question that is no why question, the name is not the other thing
     assert not asks("Why do the docs call it an advantage rather than a nuisance?", "nuisance")
+    # ... short ones too, which the word list leaves out; not a short name without a vowel
+    assert not asks("Why does cleanup code use JWT rather than a hack?", "hack")
+    assert asks("Why does cleanup code use JWT rather than zmq?", "zmq")
     assert not asks("Why does ambassadorjs run cleanup code instead of JWT?", "ambassadorjs")
     assert not asks("Can I use JWT rather than ambassadorjs?", "ambassadorjs")
 

@@ -499,8 +499,9 @@ _TOOL = re.compile(r"\b(?:via|through|using)\s+(?:an?\s+|the\s+)?([a-z][\w-]*)",
 # never name it cannot say it is the one. (Not in a scene the question sets before it:
 # "We name env vars in caps like DATABASE_URL. Will the fields match?")
 # A name: "like a scoreboard" gives a use, not a guess at the tag asked for.
+# (A dot ending the sentence is no part of it: "...like gravity." names nothing.)
 _GUESSED = re.compile(r"\b(?:[Ll]ike|[Ss]uch\s+as)\s+[\"'`(]*@?"
-                      r"((?=[\w.$/-]*[A-Z0-9_.$])[\w$][\w.$/-]*)")
+                      r"((?=[\w$/-]*(?:[A-Z0-9_$]|\.[\w$]))[\w$][\w$/-]*(?:\.[\w$/-]+)*)")
 _MAX_GUESS = 80  # characters a guessed name may run on past where its sentence seemed to end
 _WHICH_ASKED = re.compile(r"\s*(?:[^,?.]{3,80},\s*)?(?:which|what)\b", re.I)
 
@@ -550,8 +551,14 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     other = [why.span(1) for why in _WHY_NOT.finditer(question)]
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked) or any(
-        a <= m.start() < b and not (m.group().islower() and is_english(m.group()))
-        for m in unknown for a, b in other)
+        a <= m.start() < b and not _plain_word(m.group()) for m in unknown for a, b in other)
+
+
+def _plain_word(word: str) -> bool:
+    """Whether `word`, typed in lower case, reads as English: in the word list (which holds
+    words of five letters or more), or shorter with a vowel ("a hack"; not "zmq")."""
+    return word.isalpha() and word.islower() and (
+        is_english(word) if len(word) >= 5 else any(ch in "aeiouy" for ch in word))
 
 
 def _guesses(question: str) -> list[tuple[int, int]]:
