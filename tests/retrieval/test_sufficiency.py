@@ -520,13 +520,13 @@ def test_a_name_a_question_offers_as_its_guess_at_the_answer_is_what_it_asks_for
     assert names("Is there a hook, like @main.on_ambassador, that runs after cleanup?") == [
         "main.on_ambassador"]
     # not a use given as an example, nor a name in the scene before the question, nor in a
-    # how-to or why question
+    # how-to question
     assert not asks("Which tag shows text in a world, like an Ambassador's scoreboard?")
+    assert not asks("We name settings in caps like AMBASSADOR_URL. Will the fields match?")
+    assert not asks("How do I run cleanup code on hosts like Ambassador Cloud?")
     # the dot ending a sentence makes no word a name
     ended = "Is there cleanup code like ambassadors. Does it run?"
     assert not asks_for_unknown(ended, list(re.finditer("ambassadors", ended)))
-    assert not asks("We name settings in caps like AMBASSADOR_URL. Will the fields match?")
-    assert not asks("How do I run cleanup code on hosts like Ambassador Cloud?")
     # a guess is never a name in passing, not even a header named as custom ones are
     assert names("Which header says how many requests are left, like X-Ambassador-Left?") == [
         "X-Ambassador-Left"]
