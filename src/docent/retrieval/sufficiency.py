@@ -558,7 +558,7 @@ def _plain_word(word: str) -> bool:
     """Whether `word`, typed in lower case, reads as English: in the word list (which holds
     words of five letters or more), or shorter with a vowel ("a hack"; not "zmq")."""
     return word.isalpha() and word.islower() and (
-        is_english(word) if len(word) >= 5 else any(ch in "aeiouy" for ch in word))
+        is_english(word) if len(word) >= 5 else _VOWEL.search(word) is not None)
 
 
 def _guesses(question: str) -> list[tuple[int, int]]:
