@@ -453,6 +453,10 @@ def test_a_which_question_asking_for_an_unknown_thing_is_caught():
     # ... or whether something does it
     assert asks("Does cleanup code enable code ambassador by default?")
     assert asks("We run cleanup code. Does it enable code ambassador by default?")
+    # ... of a subject of up to five words ("Does the docent chat page support speech...?")
+    assert asks("Does the cleanup code program page enable ambassador input?")
+    assert asks("Does our cleanup code page enable ambassador input?")
+    assert not asks("Does the cleanup code program page enable code for an ambassador?")
     # ... or the doing a "way to" question asks about
     assert asks("What's the recommended way, for cleanup code, to ambassador or code it?")
     assert not asks("What's the recommended way to run cleanup code for an ambassador?")

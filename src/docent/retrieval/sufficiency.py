@@ -459,7 +459,8 @@ _ASKED = re.compile(
     r"|change|customi[sz]e|configure|adjust|modify|set)\s+"
     r"(?:an?\s+|the\s+)?([a-z][\w-]*)"
     # "does Jinja2Templates enable HTML AUTOESCAPE by default?": whether it does that thing
-    r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,3}?"
+    # (of a subject of up to five words: "does the docent chat page support SPEECH input?")
+    r"|(?:^|(?<=[.!?]\s))(?:does|do|will)\s+(?:[\w.-]+\s+){1,5}?"
     r"(?:enable|support|turn\s+on|allow|have(?!\s+to\b)|offer)\s+(?:an?\s+|the\s+|any\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
     # "is there an AUTO_RELOAD option?": whether that setting exists
     r"|\bis\s+there\s+(?:an?\s+|any\s+)?([a-z][\w-]*)\s+(?:option|setting|parameter|flag"
