@@ -524,6 +524,25 @@ def test_an_unknown_name_in_passing_does_not_refuse_one_the_question_is_about_do
     assert retriever.search(asked.replace("arduino_board", "ZQX_TURBO_MODE"), 3)
 
 
+def test_an_unknown_name_in_a_yes_no_question_refuses_however_little_it_moves_it(
+    tmp_path, data_settings, fake_embedder
+):
+    # A how-to naming the user's board barely moves with it, and is answered; a yes/no
+    # question naming it asks whether the docs' thing works there, which docs that never
+    # name the board cannot say ("Does FastAPI answer a request carrying If-None-Match with a
+    # 304?"). The dots of "i.e." end no question.
+    ingest_path(_corpus(tmp_path), data_settings, embedder=fake_embedder, progress=False)
+    retriever = _retriever(data_settings, fake_embedder, check_names=True, min_coverage=0.0)
+    long = "the fast path with the flags and the notes on flags and the flags of the notes"
+    how_to = f"How do I set ZQX_TURBO_MODE to enable {long} on an Arduino board?"
+    assert retriever.unknown_names(how_to) == ["Arduino"]
+    assert retriever.search(how_to, 3)[0].chunk.source_file == "flags.md"
+    yes_no = f"Does ZQX_TURBO_MODE enable {long}, i.e. run on an Arduino board?"
+    assert retriever.unknown_names(yes_no) == ["Arduino"]
+    assert retriever.search(yes_no, 3) == []
+    assert retriever.search(yes_no.replace("Arduino", "notes"), 3)
+
+
 def test_a_long_scene_before_the_question_does_not_dilute_its_coverage(
     tmp_path, data_settings, fake_embedder
 ):

@@ -730,3 +730,19 @@ def test_the_asks_after_the_first(question, asks):
 def test_a_message_of_many_asks_searches_for_the_first_few():
     question = "How do I add CORS? " + " ".join(f"And how do I set option {i}?" for i in range(50))
     assert later_asks(question) == [f"And how do I set option {i}?" for i in range(3)]
+
+
+def test_a_name_in_a_yes_no_question_is_read_within_it_past_abbreviations_and_versions():
+    from docent.retrieval.sufficiency import in_yes_no
+
+    def inside(question: str, name: str = "Arduino") -> bool:
+        return in_yes_no(question, list(re.finditer(name, question)))
+
+    assert inside("Does it run on Arduino boards?")
+    # "i.e." and "e.g." end no sentence, nor does a dot inside a word
+    assert inside("Does it handle conditional GETs, i.e. answer Arduino with a 304?")
+    assert inside("Can it serve old clients, e.g. Arduino boards?")
+    assert inside("Does it speak HTTP/1.1 to Arduino boards?")
+    # not in a how-to, nor in a sentence after the yes/no one ends
+    assert not inside("How do I run it on Arduino boards?")
+    assert not inside("Does it run on boards. We use Arduino ones, how do I flash them?")

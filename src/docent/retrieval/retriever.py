@@ -30,6 +30,7 @@ from docent.retrieval.sufficiency import (
     asked_part,
     asks_for_unknown,
     coverage,
+    in_yes_no,
     known_api_names,
     pointed_scene,
     remember_terms,
@@ -326,8 +327,10 @@ class HybridRetriever:
             # Unknown names the question asks for refuse; others when the question moves
             # without them: the user's own device in passing ("our old Arduino client stopped
             # working") hardly moves it, a name it is about ("Prometheus metrics") does.
+            # In a yes/no question a name is what it asks about, however little it moves it.
             where = _named(query, names)
-            if where and self._shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT:
+            if where and (self._shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT
+                          or in_yes_no(asked, _named(asked, names))):
                 return False
             if unnamed_features(asked, passages):
                 return False

@@ -476,9 +476,10 @@ _ASKED = re.compile(
     re.I,
 )
 # A yes/no question (also after a clause setting the scene: "When we are in one world, can
-# we talk over...?") ...
+# we talk over...?"); a dot inside a word ("HTTP/1.1") or of "i.e." and "e.g." ends none
+# ("Does it handle conditional GETs, i.e. answer If-None-Match with a 304?") ...
 _YES_NO = re.compile(r"(?:^|(?<=[.!?]\s))(?:[^,?.]{3,80},\s*)?(?:can|could|does|do|is|are)\b"
-                     r"[^?.]*", re.I)
+                     r"(?:[^?.]|\.(?=\S)|(?<=\bi\.e)\.|(?<=\be\.g)\.)*", re.I)
 # ... and each means it asks about: "can players talk over VOICE chat?", "sign in through
 # Privy with a PASSKEY?", "compress the stream with BROTLI?", "protection against
 # IMPERMANENT loss?".
@@ -553,6 +554,15 @@ def asks_for_unknown(question: str, unknown: Sequence[re.Match[str]]) -> bool:
     return any(a <= m.start() < b and m.group().lower() not in _WHO
                for m in unknown for a, b in asked) or any(
         a <= m.start() < b and not _plain_word(m.group()) for m in unknown for a, b in other)
+
+
+def in_yes_no(question: str, found: Sequence[re.Match[str]]) -> bool:
+    """Whether one of `found` (matches in `question`) is in a yes/no question of it: there
+    a name is part of what is asked ("Does FastAPI answer a request carrying If-None-Match
+    with a 304 on its own?"), however little it moves the question's vector, and docs that
+    never name it cannot say yes."""
+    spans = [ask.span() for ask in _YES_NO.finditer(question)]
+    return any(a <= m.start() < b for m in found for a, b in spans)
 
 
 def _plain_word(word: str) -> bool:
