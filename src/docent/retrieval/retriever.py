@@ -329,8 +329,8 @@ class HybridRetriever:
             # working") hardly moves it, a name it is about ("Prometheus metrics") does.
             # In a yes/no question a name is what it asks about, however little it moves it.
             where = _named(query, names)
-            if where and (self._shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT
-                          or in_yes_no(asked, _named(asked, names))):
+            if where and (in_yes_no(asked, _named(asked, names))
+                          or self._shift(query, where, vector) >= _INCIDENTAL_NAME_SHIFT):
                 return False
             if unnamed_features(asked, passages):
                 return False
